@@ -1,0 +1,225 @@
+"""Corpus readers: Reuters-21578 SGML and JSON Lines, both yielding `Article`s and a `ReadReport`.
+
+Every record that cannot become an article is counted in the report under a reason, with a few
+examples (file and line or record id), never silently dropped and never a crash.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from graph_builder.errors import CorpusError
+
+MAX_EXAMPLES = 20
+
+_REUTERS_RE = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
+_ATTR_RE = re.compile(r'(\w+)="([^"]*)"')
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_DATE_RE = re.compile(r"^\s*(\d{1,2})-([A-Za-z]{3})-(\d{4})\s+(\d{1,2}):(\d{2}):(\d{2})")
+_MONTHS = {m: i for i, m in enumerate(
+    ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"], start=1)}
+
+
+@dataclass(frozen=True)
+class Article:
+    """One dated news article; `text` is the body that extraction reads."""
+
+    id: str
+    date: dt.date
+    title: str
+    text: str
+    split: str = ""
+
+
+@dataclass
+class ReadReport:
+    """What a reader did: articles read, records skipped by reason, and examples of each reason."""
+
+    read: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def skip(self, reason: str, where: str) -> None:
+        """Count one skipped record under `reason`, keeping `where` as an example."""
+        self.skipped[reason] += 1
+        self.examples.setdefault(reason, [])
+        if len(self.examples[reason]) < MAX_EXAMPLES:
+            self.examples[reason].append(where)
+
+    def note(self, what: str) -> None:
+        """Count a record that was read but needed a repair (e.g. a non-UTF-8 byte)."""
+        self.notes[what] += 1
+
+    def merge(self, other: ReadReport) -> None:
+        """Add the counts of `other` to this report."""
+        self.read += other.read
+        self.skipped.update(other.skipped)
+        self.notes.update(other.notes)
+        for reason, items in other.examples.items():
+            mine = self.examples.setdefault(reason, [])
+            mine.extend(items[: MAX_EXAMPLES - len(mine)])
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the report as plain JSON-ready data."""
+        return {
+            "read": self.read,
+            "skipped": dict(sorted(self.skipped.items())),
+            "skipped_total": sum(self.skipped.values()),
+            "notes": dict(sorted(self.notes.items())),
+            "examples": {k: v for k, v in sorted(self.examples.items())},
+        }
+
+
+def clean_text(raw: str) -> str:
+    """Decode SGML/HTML entities and drop control characters (Reuters uses `&#3;` etc. as markers)."""
+    return _CONTROL_RE.sub("", html.unescape(raw))
+
+
+def reflow(text: str) -> str:
+    """Join hard-wrapped lines; Reuters starts each paragraph with a newline and an indent."""
+    paragraphs = re.split(r"\n(?=[ \t]+\S)|\n\s*\n", text)
+    return "\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
+
+
+def _tag(block: str, name: str) -> str | None:
+    match = re.search(rf"<{name}\b[^>]*>(.*?)</{name}>", block, re.S)
+    return match.group(1) if match else None
+
+
+def parse_reuters_date(raw: str) -> dt.date | None:
+    """Parse a Reuters `<DATE>` such as `26-FEB-1987 15:01:01.79` (trailing junk allowed); None if broken."""
+    match = _DATE_RE.match(clean_text(raw))
+    if not match:
+        return None
+    day, month, year = int(match.group(1)), _MONTHS.get(match.group(2).upper()), int(match.group(3))
+    if month is None:
+        return None
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _decode(data: bytes, report: ReadReport) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        # Reuters-21578 is ASCII but for a few Latin-1 bytes; Latin-1 maps every byte, losing nothing.
+        report.note("latin1_decoded_file")
+        return data.decode("latin-1")
+
+
+def read_reuters_file(path: Path, report: ReadReport) -> Iterator[Article]:
+    """Yield the articles of one Reuters-21578 `.sgm` file, counting skips in `report`."""
+    text = _decode(path.read_bytes(), report)
+    line, counted_to = 1, 0
+    for match in _REUTERS_RE.finditer(text):
+        attrs = dict(_ATTR_RE.findall(match.group(1)))
+        block = match.group(2)
+        line += text.count("\n", counted_to, match.start())
+        counted_to = match.start()
+        newid = attrs.get("NEWID", "")
+        where = f"{path.name}:{line} NEWID={newid or '?'}"
+        if not newid.isdigit():
+            report.skip("missing_newid", where)
+            continue
+        date = parse_reuters_date(_tag(block, "DATE") or "")
+        if date is None:
+            report.skip("malformed_date", where)
+            continue
+        text_tag = re.search(r"<TEXT\b([^>]*)>(.*?)</TEXT>", block, re.S)
+        text_type = dict(_ATTR_RE.findall(text_tag.group(1))).get("TYPE", "") if text_tag else ""
+        title = clean_text(_tag(block, "TITLE") or "").strip()
+        body = _tag(block, "BODY")
+        if body is None and text_type == "UNPROC" and text_tag:
+            body = text_tag.group(2)
+            report.note("unproc_text_used_as_body")
+        body = reflow(clean_text(body or ""))
+        if body.endswith("Reuter"):
+            body = body[: -len("Reuter")].rstrip()
+        if not body or body == "Blah blah blah.":
+            report.skip("brief_title_only" if text_type == "BRIEF" else "no_body", where)
+            continue
+        report.read += 1
+        yield Article(newid, date, title, body, attrs.get("LEWISSPLIT", ""))
+
+
+def read_jsonl_file(path: Path, report: ReadReport) -> Iterator[Article]:
+    """Yield the articles of a JSON Lines file (`id`, `date`, `title`, `text`), counting bad lines."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            where = f"{path.name}:{number}"
+            if not raw.strip():
+                continue
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                report.skip("invalid_json", where)
+                continue
+            if not isinstance(record, dict):
+                report.skip("not_an_object", where)
+                continue
+            article_id, date_value, body = record.get("id"), record.get("date"), record.get("text")
+            if article_id is None or str(article_id).strip() == "":
+                report.skip("missing_id", where)
+                continue
+            if not isinstance(date_value, str):
+                report.skip("missing_date", where)
+                continue
+            try:
+                date = dt.date.fromisoformat(date_value.strip()[:10])
+            except ValueError:
+                report.skip("malformed_date", where)
+                continue
+            if not isinstance(body, str) or not body.strip():
+                report.skip("missing_text", where)
+                continue
+            title = record.get("title")
+            report.read += 1
+            yield Article(str(article_id).strip(), date, clean_text(title) if isinstance(title, str) else "",
+                          clean_text(body).strip(), str(record.get("split", "") or ""))
+
+
+READERS = {".sgm": read_reuters_file, ".jsonl": read_jsonl_file, ".json": read_jsonl_file}
+
+
+def corpus_files(paths: list[Path]) -> list[Path]:
+    """Expand files and folders into the sorted list of corpus files egqa can read."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.suffix in READERS and p.is_file())
+            if not found:
+                raise CorpusError(f"{path} holds no corpus files (expected {', '.join(sorted(READERS))})")
+            files.extend(found)
+        elif path.is_file():
+            if path.suffix not in READERS:
+                raise CorpusError(f"{path}: unknown corpus format (expected {', '.join(sorted(READERS))})")
+            files.append(path)
+        else:
+            raise CorpusError(f"{path}: no such file or folder")
+    return files
+
+
+def read_file(path: Path, report: ReadReport) -> Iterator[Article]:
+    """Yield the articles of one corpus file, picking the reader by its suffix."""
+    reader = READERS.get(path.suffix)
+    if reader is None:
+        raise CorpusError(f"{path}: unknown corpus format (expected {', '.join(sorted(READERS))})")
+    return reader(path, report)
+
+
+def read_corpus(paths: list[Path]) -> tuple[list[Article], ReadReport]:
+    """Read every article of the given files or folders, with one merged report."""
+    report = ReadReport()
+    articles = [a for f in corpus_files(paths) for a in read_file(f, report)]
+    return articles, report

@@ -1,0 +1,89 @@
+"""The triples dataset: a folder of Parquet shards with one fixed schema, written atomically.
+
+Canonical argument order: `subj` fills the predicate's first slot and `obj` its second, so
+`(visit.1,visit.2)` with subj=john, obj=ikea reads "john visit ikea". Graphs and queries keep this order;
+a typed predicate is `predicate#subj_type#obj_type`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from graph_builder.errors import ArtefactError
+
+TRIPLE_SCHEMA = pa.schema([
+    pa.field("triple_id", pa.string(), nullable=False),
+    pa.field("article_id", pa.string(), nullable=False),
+    pa.field("sentence_id", pa.string(), nullable=False),
+    pa.field("date", pa.date32(), nullable=False),
+    pa.field("window", pa.int32(), nullable=False),
+    pa.field("split", pa.string(), nullable=False),
+    pa.field("subj", pa.string(), nullable=False),
+    pa.field("subj_text", pa.string(), nullable=False),
+    pa.field("subj_type", pa.string(), nullable=False),
+    pa.field("obj", pa.string(), nullable=False),
+    pa.field("obj_text", pa.string(), nullable=False),
+    pa.field("obj_type", pa.string(), nullable=False),
+    pa.field("predicate", pa.string(), nullable=False),
+    pa.field("predicate_text", pa.string(), nullable=False),
+    pa.field("negated", pa.bool_(), nullable=False),
+    pa.field("sentence", pa.string(), nullable=False),
+])
+
+SHARD_GLOB = "part-*.parquet"
+
+
+def shard_path(out_dir: Path, shard_name: str) -> Path:
+    """Return the path of the shard called `shard_name` inside `out_dir`."""
+    return out_dir / f"part-{shard_name}.parquet"
+
+
+def write_shard(rows: list[dict[str, object]], path: Path) -> None:
+    """Write rows to `path` atomically: a crash leaves either the whole shard or none of it."""
+    table = pa.Table.from_pylist(rows, schema=TRIPLE_SCHEMA)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, path)
+
+
+def shard_files(path: Path) -> list[Path]:
+    """Return the sorted shard files of a triples dataset (a folder) or the single file given."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise ArtefactError(f"{path}: no triples dataset here (run `egqa extract` first)")
+    files = sorted(path.glob(SHARD_GLOB))
+    if not files:
+        raise ArtefactError(f"{path}: folder holds no {SHARD_GLOB} shards (run `egqa extract` first)")
+    return files
+
+
+def read_triples(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """Read a whole triples dataset into one table, rows in a deterministic order (by triple_id)."""
+    files = shard_files(path)
+    try:
+        table = ds.dataset([str(f) for f in files], format="parquet", schema=TRIPLE_SCHEMA).to_table(
+            columns=columns if columns is None or "triple_id" in columns else [*columns, "triple_id"])
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ArtefactError(f"{path}: unreadable triples dataset: {exc}") from exc
+    table = table.sort_by("triple_id")
+    if columns is not None and "triple_id" not in columns:
+        table = table.drop_columns(["triple_id"])
+    return table
+
+
+def dataset_checksum(path: Path) -> str:
+    """Return a SHA-256 over the shard files' names and bytes, identifying the dataset's content."""
+    digest = hashlib.sha256()
+    for file in shard_files(path):
+        digest.update(file.name.encode())
+        with file.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()

@@ -1,0 +1,1 @@
+"""egqa service: FastAPI app, scoring engine, HTTP batch client and the `egqa` CLI."""

@@ -1,0 +1,5 @@
+"""`python -m service` runs the egqa CLI."""
+
+from service.cli import main
+
+main()

@@ -1,0 +1,39 @@
+"""The `egqa` command line: one thin command per pipeline stage (also `python -m service`)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import typer
+
+from graph_builder.errors import EgqaError
+
+app = typer.Typer(
+    name="egqa",
+    help="Entailment-graph question answering over dated news.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register_commands() -> None:
+    # Imported here so `egqa --help` lists every group; each module registers its own commands.
+    from service.commands import extract
+
+    for module in (extract,):
+        module.register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    """Run the CLI, turning egqa's domain errors into a one-line message and exit code 2."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except EgqaError as exc:
+        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        sys.exit(2)
