@@ -36,7 +36,19 @@ TRIPLE_SCHEMA = pa.schema([
     pa.field("sentence", pa.string(), nullable=False),
 ])
 
+ARTICLE_SCHEMA = pa.schema([
+    pa.field("article_id", pa.string(), nullable=False),
+    pa.field("date", pa.date32(), nullable=False),
+    pa.field("window", pa.int32(), nullable=False),
+    pa.field("split", pa.string(), nullable=False),
+    pa.field("title", pa.string(), nullable=False),
+    pa.field("sentences", pa.int32(), nullable=False),
+    pa.field("tokens", pa.int32(), nullable=False),
+    pa.field("triples", pa.int32(), nullable=False),
+])
+
 SHARD_GLOB = "part-*.parquet"
+ARTICLE_GLOB = "articles-*.parquet"
 
 
 def shard_path(out_dir: Path, shard_name: str) -> Path:
@@ -44,9 +56,14 @@ def shard_path(out_dir: Path, shard_name: str) -> Path:
     return out_dir / f"part-{shard_name}.parquet"
 
 
-def write_shard(rows: list[dict[str, object]], path: Path) -> None:
+def article_shard_path(out_dir: Path, shard_name: str) -> Path:
+    """Return the path of the article-table shard that goes with shard `shard_name`."""
+    return out_dir / f"articles-{shard_name}.parquet"
+
+
+def write_shard(rows: list[dict[str, object]], path: Path, schema: pa.Schema = TRIPLE_SCHEMA) -> None:
     """Write rows to `path` atomically: a crash leaves either the whole shard or none of it."""
-    table = pa.Table.from_pylist(rows, schema=TRIPLE_SCHEMA)
+    table = pa.Table.from_pylist(rows, schema=schema)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
@@ -87,3 +104,15 @@ def dataset_checksum(path: Path) -> str:
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)
     return digest.hexdigest()
+
+
+def read_articles(path: Path) -> pa.Table:
+    """Read the article table of a triples dataset (one row per article read, with its counts)."""
+    files = sorted(path.glob(ARTICLE_GLOB)) if path.is_dir() else []
+    if not files:
+        raise ArtefactError(f"{path}: no {ARTICLE_GLOB} files (run `egqa extract` to make the dataset)")
+    try:
+        table = ds.dataset([str(f) for f in files], format="parquet", schema=ARTICLE_SCHEMA).to_table()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ArtefactError(f"{path}: unreadable article table: {exc}") from exc
+    return table.sort_by("article_id")
