@@ -1,0 +1,232 @@
+"""Corpus -> triples dataset: shards of articles parsed in parallel, each written atomically.
+
+Locally the shards run on a process pool (one spaCy pipeline per process); with a scheduler address the
+same `extract_shard` runs on a Dask distributed cluster whose workers see the output folder. A rerun
+skips shards already written, so a crash loses at most the shards in flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import orjson
+
+from graph_builder import __version__
+from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
+from graph_builder.errors import InputError
+from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, doc_triples, pipe_docs
+from graph_builder.triples import ARTICLE_SCHEMA, article_shard_path, shard_path, write_shard
+from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SHARD_SIZE = 400
+MANIFEST = "manifest.json"
+REPORT = "report.json"
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """A named slice of the corpus that one worker parses and writes as one shard."""
+
+    name: str
+    articles: tuple[Article, ...]
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    """What one shard produced."""
+
+    name: str
+    articles: int
+    sentences: int
+    tokens: int
+    triples: int
+    seconds: float
+    skipped: bool = False
+
+
+@dataclass
+class ExtractSummary:
+    """The outcome of an extraction run, also written to `report.json`."""
+
+    out: str
+    articles: int = 0
+    sentences: int = 0
+    tokens: int = 0
+    triples: int = 0
+    shards: int = 0
+    shards_resumed: int = 0
+    seconds: float = 0.0
+    read: dict[str, object] = field(default_factory=dict)
+    type_counts: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the summary as JSON-ready data."""
+        return asdict(self)
+
+
+def article_rows(article: Article, doc_sentences: list, window_days: int) -> tuple[list[dict[str, object]], int]:
+    """Turn one parsed article into triple rows; also return its sentence count."""
+    window = window_of(article.date, window_days)
+    rows: list[dict[str, object]] = []
+    for sent in doc_sentences:
+        sentence_id = f"{article.id}:{sent.index:04d}"
+        for k, rel in enumerate(sent.relations):
+            rows.append({
+                "triple_id": f"{sentence_id}:{k:03d}",
+                "article_id": article.id,
+                "sentence_id": sentence_id,
+                "date": article.date,
+                "window": window,
+                "split": article.split,
+                "subj": rel.subj.norm,
+                "subj_text": rel.subj.text,
+                "subj_type": rel.subj.type,
+                "obj": rel.obj.norm,
+                "obj_text": rel.obj.text,
+                "obj_type": rel.obj.type,
+                "predicate": rel.predicate,
+                "predicate_text": rel.predicate_text,
+                "negated": rel.negated,
+                "sentence": sent.text,
+            })
+    return rows, len(doc_sentences)
+
+
+def extract_shard(task: ShardTask, out_dir: str, model: str = DEFAULT_MODEL,
+                  window_days: int = DEFAULT_WINDOW_DAYS) -> ShardResult:
+    """Parse one shard's articles and write its triple and article files atomically."""
+    start = time.perf_counter()
+    out = Path(out_dir)
+    rows: list[dict[str, object]] = []
+    articles: list[dict[str, object]] = []
+    sentences = tokens = 0
+    docs = pipe_docs((a.text for a in task.articles), model)
+    for article, doc in zip(task.articles, docs, strict=True):
+        article_triples, n_sentences = article_rows(article, doc_triples(doc), window_days)
+        rows += article_triples
+        sentences += n_sentences
+        tokens += len(doc)
+        articles.append({"article_id": article.id, "date": article.date, "window": window_of(article.date, window_days),
+                         "split": article.split, "title": article.title, "sentences": n_sentences,
+                         "tokens": len(doc), "triples": len(article_triples)})
+    # Articles first, triples last: a shard counts as done once its triples file exists.
+    write_shard(articles, article_shard_path(out, task.name), ARTICLE_SCHEMA)
+    write_shard(rows, shard_path(out, task.name))
+    return ShardResult(task.name, len(task.articles), sentences, tokens, len(rows), time.perf_counter() - start)
+
+
+def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE) -> tuple[list[ShardTask], ReadReport, str]:
+    """Read the corpus and cut it into named shards; also return the read report and a corpus fingerprint."""
+    if shard_size < 1:
+        raise InputError(f"shard_size must be positive, got {shard_size}")
+    report = ReadReport()
+    tasks: list[ShardTask] = []
+    digest = hashlib.sha256()
+    for file in corpus_files(paths):
+        articles = list(read_file(file, report))
+        stat = file.stat()
+        digest.update(f"{file.name}:{stat.st_size}:{len(articles)}".encode())
+        stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in file.stem)
+        for n, start in enumerate(range(0, len(articles), shard_size)):
+            tasks.append(ShardTask(f"{stem}-{n:04d}", tuple(articles[start:start + shard_size])))
+    return tasks, report, digest.hexdigest()
+
+
+def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> None:
+    path = out / MANIFEST
+    if not path.exists():
+        return
+    old = orjson.loads(path.read_bytes())
+    keys = ("extractor", "model", "window_days", "shard_size", "corpus_fingerprint")
+    if all(old.get(k) == manifest.get(k) for k in keys):
+        return
+    if not overwrite:
+        raise InputError(f"{out} holds an extraction of another corpus or settings; "
+                         "pass --overwrite to replace it or choose another --out folder")
+    for file in [*out.glob("part-*.parquet"), *out.glob("articles-*.parquet")]:
+        file.unlink()
+
+
+def _run_local(tasks: list[ShardTask], out: Path, model: str, window_days: int, workers: int) -> Iterator[ShardResult]:
+    if workers == 1:
+        for task in tasks:
+            yield extract_shard(task, str(out), model, window_days)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures: list[Future[ShardResult]] = [
+            pool.submit(extract_shard, task, str(out), model, window_days) for task in tasks]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def _run_dask(tasks: list[ShardTask], out: Path, model: str, window_days: int, scheduler: str) -> Iterator[ShardResult]:
+    from dask.distributed import Client
+    from dask.distributed import as_completed as dask_completed
+
+    with Client(scheduler, timeout="30s") as client:
+        futures = client.map(extract_shard, tasks, out_dir=str(out), model=model, window_days=window_days,
+                             key=[f"egqa-extract-{t.name}" for t in tasks])
+        for future in dask_completed(futures):
+            yield future.result()
+
+
+def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, scheduler: str | None = None,
+                   model: str = DEFAULT_MODEL, window_days: int = DEFAULT_WINDOW_DAYS,
+                   shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
+                   progress: Callable[[int], None] | None = None) -> ExtractSummary:
+    """Extract typed triples from corpus files into the dataset folder `out`, resuming finished shards."""
+    started = time.perf_counter()
+    if window_days < 1:
+        raise InputError(f"window_days must be positive, got {window_days}")
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise InputError(f"workers must be positive, got {workers}")
+    tasks, report, fingerprint = plan_shards(paths, shard_size)
+    if not tasks:
+        raise InputError(f"no readable articles in {', '.join(map(str, paths))}: {report.to_dict()['skipped']}")
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {"format": "egqa.triples.v1", "egqa_version": __version__, "extractor": EXTRACTOR_VERSION,
+                "model": model, "window_days": window_days, "shard_size": shard_size,
+                "corpus_fingerprint": fingerprint, "corpus": [str(p) for p in paths], "shards": len(tasks)}
+    _check_manifest(out, manifest, overwrite)
+    (out / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    todo = [t for t in tasks if not shard_path(out, t.name).exists()]
+    summary = ExtractSummary(str(out), shards=len(tasks), shards_resumed=len(tasks) - len(todo), read=report.to_dict())
+    if progress:
+        progress(sum(len(t.articles) for t in tasks if t not in todo))
+    runner = _run_dask(todo, out, model, window_days, scheduler) if scheduler else \
+        _run_local(todo, out, model, window_days, min(workers, max(len(todo), 1)))
+    for result in runner:
+        if progress:
+            progress(result.articles)
+    _summarise(out, summary)
+    summary.seconds = round(time.perf_counter() - started, 2)
+    (out / REPORT).write_bytes(orjson.dumps(summary.to_dict(), option=orjson.OPT_INDENT_2))
+    return summary
+
+
+def _summarise(out: Path, summary: ExtractSummary) -> None:
+    import pyarrow.compute as pc
+
+    from graph_builder.triples import read_articles, read_triples
+
+    articles = read_articles(out)
+    summary.articles = articles.num_rows
+    summary.sentences = int(pc.sum(articles["sentences"]).as_py() or 0)
+    summary.tokens = int(pc.sum(articles["tokens"]).as_py() or 0)
+    triples = read_triples(out, columns=["subj_type", "obj_type"])
+    summary.triples = triples.num_rows
+    counts: dict[str, int] = {}
+    for column in ("subj_type", "obj_type"):
+        for item in pc.value_counts(triples[column]).to_pylist():
+            counts[item["values"]] = counts.get(item["values"], 0) + item["counts"]
+    summary.type_counts = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -1,0 +1,62 @@
+"""`egqa parse` and `egqa extract`: thin wrappers over graph_builder's extraction functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from tqdm import tqdm
+
+from graph_builder.extraction import DEFAULT_MODEL, extract_text
+from graph_builder.pipeline import DEFAULT_SHARD_SIZE, extract_corpus
+from graph_builder.windows import DEFAULT_WINDOW_DAYS
+
+
+def parse(
+    text: Annotated[str, typer.Argument(help="Text to parse into typed triples.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list of triples.")] = False,
+    model: Annotated[str, typer.Option(help="spaCy pipeline name.")] = DEFAULT_MODEL,
+) -> None:
+    """Print the typed triples egqa extracts from TEXT."""
+    triples = extract_text(text, model)
+    if as_json:
+        keys = ("subject", "predicate", "object", "subject_type", "object_type", "negated")
+        typer.echo(orjson.dumps([{k: t[k] for k in keys} for t in triples]).decode())
+        return
+    for t in triples:
+        typer.echo(f"{t['subject']} [{t['subject_type']}]  {t['predicate']}  {t['object']} [{t['object_type']}]"
+                   f"    <- {t['predicate_text']!r}")
+    if not triples:
+        typer.echo("no triples (a triple needs a predicate and two arguments, one a named entity)")
+
+
+def extract(
+    corpus: Annotated[list[Path], typer.Argument(help="Corpus files or folders (.sgm Reuters, .jsonl articles).")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder of the triples dataset.")],
+    workers: Annotated[int, typer.Option(help="Local worker processes (0 = all cores).")] = 0,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
+    window_days: Annotated[int, typer.Option(help="Context window length in days.")] = DEFAULT_WINDOW_DAYS,
+    shard_size: Annotated[int, typer.Option(help="Articles per shard.")] = DEFAULT_SHARD_SIZE,
+    model: Annotated[str, typer.Option(help="spaCy pipeline name.")] = DEFAULT_MODEL,
+    overwrite: Annotated[bool, typer.Option(help="Replace a dataset built from another corpus or settings.")] = False,
+) -> None:
+    """Extract typed triples from a corpus into a Parquet dataset (resumes an interrupted run)."""
+    with tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
+        summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=model,
+                                 window_days=window_days, shard_size=shard_size, overwrite=overwrite,
+                                 progress=bar.update)
+    read = summary.read
+    typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
+               f"triples {summary.triples:,}  in {summary.seconds:.1f}s "
+               f"({summary.shards} shards, {summary.shards_resumed} resumed)")
+    typer.echo(f"skipped records: {read['skipped_total']} {read['skipped']}")
+    typer.echo(f"argument types: {summary.type_counts}")
+    typer.echo(f"dataset: {out}  (report.json has the details)")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the extraction commands to the CLI."""
+    app.command()(parse)
+    app.command()(extract)
