@@ -1,0 +1,1 @@
+"""Typed entailment graphs: counts, measures, CSR artefacts, importers, loader and LevyHolt evaluation."""

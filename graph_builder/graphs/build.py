@@ -1,0 +1,125 @@
+"""Build a graph set from a triples dataset: count per shard, apply cutoffs, score, write artefacts."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from graph_builder.errors import ArtefactError, InputError
+from graph_builder.graphs.artefacts import StagingDir, write_graph, write_graphset
+from graph_builder.graphs.counts import COUNT_COLUMNS, CountParams, GraphCounts, count_matrices, merge_counts, partial_counts
+from graph_builder.graphs.measures import MEASURE_VERSIONS, block_scores, check_measures, prepare, select_edges, to_csr
+from graph_builder.triples import dataset_checksum, shard_files
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BuildParams:
+    """Everything that decides a build's output; recorded in every manifest."""
+
+    min_predicates_per_pair: int = 3
+    min_pairs_per_predicate: int = 3
+    top_k: int | None = None
+    min_score: float = 0.0
+    measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos")
+    block_rows: int = 2048
+
+    def __post_init__(self) -> None:
+        check_measures(list(self.measures))
+        if self.min_predicates_per_pair < 1 or self.min_pairs_per_predicate < 1:
+            raise InputError("cutoffs must be at least 1")
+        if self.top_k is not None and self.top_k < 1:
+            raise InputError("top_k must be at least 1 (or omitted for all edges)")
+
+    def recorded(self) -> dict[str, Any]:
+        """Return the parameters as recorded in manifests (block size does not change the output)."""
+        d = asdict(self)
+        d.pop("block_rows")
+        d["measures"] = list(self.measures)
+        return d
+
+
+@dataclass
+class BuildSummary:
+    """What a build produced."""
+
+    out: Path
+    triples: int
+    graphs: int
+    nodes: int
+    edges: dict[str, int] = field(default_factory=dict)
+    per_graph: list[dict[str, Any]] = field(default_factory=list)
+
+
+def shard_counts(path: str) -> pa.Table:
+    """Read one triples shard and return its partial (graph, node, feature, count) table."""
+    return partial_counts(pq.read_table(path, columns=COUNT_COLUMNS))
+
+
+def count_triples(triples: Path, scheduler: str | None = None, progress: bool = True) -> tuple[pa.Table, int]:
+    """Aggregate counts over all shards, locally or on a Dask scheduler; return counts and triple total."""
+    files = [str(f) for f in shard_files(triples)]
+    total = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    if scheduler is None:
+        parts = [shard_counts(f) for f in tqdm(files, desc="counting shards", unit="shard", disable=not progress)]
+        return merge_counts(parts), total
+    from dask.distributed import Client, as_completed  # optional: only builds on a cluster need it
+
+    with Client(scheduler, set_as_default=False) as client:
+        futures = client.map(shard_counts, files, pure=False)
+        parts = []
+        for future in tqdm(as_completed(futures), total=len(futures), desc="counting shards (dask)",
+                           unit="shard", disable=not progress):
+            parts.append(future.result())
+    # Merge order does not matter: sums are exact integers and matrix order comes from string ranks.
+    return merge_counts(parts), total
+
+
+def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -> dict[str, Any]:
+    """Compute every measure of one graph block by block; return measure -> CSR matrix."""
+    prep = prepare(gc.matrix)
+    parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {m: [] for m in params.measures}
+    for start in range(0, prep.n, params.block_rows):
+        stop = min(start + params.block_rows, prep.n)
+        for measure, edges in block_scores(prep, start, stop, params.measures).items():
+            parts[measure].append(select_edges(*edges, top_k=params.top_k, min_score=params.min_score))
+        if bar is not None:
+            bar.update(stop - start)
+    return {m: to_csr(*(np.concatenate(x) for x in zip(*p)), prep.n) for m, p in parts.items()}
+
+
+def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), scheduler: str | None = None,
+                 overwrite: bool = False, progress: bool = True) -> BuildSummary:
+    """Build one entailment graph per type pair from a triples dataset and write them to `out`."""
+    counts, n_triples = count_triples(triples, scheduler, progress)
+    source = {"triples": str(triples), "triples_checksum": dataset_checksum(triples), "triples_rows": n_triples}
+    graphs = count_matrices(counts, CountParams(params.min_predicates_per_pair, params.min_pairs_per_predicate))
+    del counts
+    if not graphs:
+        raise ArtefactError(f"{triples}: no predicate survives the cutoffs "
+                            f"({params.min_predicates_per_pair}, {params.min_pairs_per_predicate}); lower them")
+    versions = {m: MEASURE_VERSIONS[m] for m in params.measures}
+    manifests = []
+    with StagingDir(out, overwrite) as tmp:
+        total_rows = sum(len(g.nodes) for g in graphs)
+        with tqdm(total=total_rows, desc="scoring graphs", unit="node", disable=not progress) as bar:
+            for gc in graphs:
+                matrices = score_graph(gc, params, bar)
+                manifests.append(write_graph(tmp / gc.name, gc.name, gc.nodes, gc.node_counts, matrices,
+                                             versions, params.recorded(), gc.stats, source))
+        manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples")
+    summary = BuildSummary(out=out, triples=n_triples, graphs=len(manifests), nodes=manifest["totals"]["nodes"],
+                           edges=manifest["totals"]["edges"],
+                           per_graph=[{"graph": m["graph"], **m["counts"],
+                                       "edges": {k: v["edges"] for k, v in m["measures"].items()}}
+                                      for m in manifests])
+    log.info("built %d graphs, %d nodes, edges %s into %s", summary.graphs, summary.nodes, summary.edges, out)
+    return summary

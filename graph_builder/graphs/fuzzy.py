@@ -1,0 +1,83 @@
+"""Role-free predicate strings and the fuzzy index that grounds them to graph nodes (REFERENCE §4)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_CCG = re.compile(r"^(?P<prefix>.*?)\((?P<left>[^,()]+),(?P<right>[^,()]+)\)$")
+_ROLE = re.compile(r"\.\d+$")
+FUZZY_LIMIT = 20
+FUZZY_MIN_COUNT = 3
+
+
+def predicate_of(node: str) -> str:
+    """Return the predicate of a typed node `pred#type1#type2` (the string before the two types)."""
+    parts = node.rsplit("#", 2)
+    return parts[0] if len(parts) == 3 else node
+
+
+def role_free(predicate: str) -> str:
+    """Return the role-free reading of a predicate: `(visit.2,visit.1)` and `(visit.1,visit.2)` -> `visit`.
+
+    Reference-format predicates keep their lemma words and prefixes (`NEG__`, `want__`); plain text
+    predicates (imported rules such as Berant's `be find in`) are lowercased with a leading `be`/`to`
+    dropped, so `be use in` and `(use.2,use.in.2)` meet at `use in`.
+    """
+    match = _CCG.match(predicate.strip())
+    if match is None:
+        words = predicate.strip().lower().split()
+        while len(words) > 1 and words[0] in ("be", "to"):
+            words = words[1:]
+        return " ".join(words)
+    left = _ROLE.sub("", match["left"]).split(".")
+    right = _ROLE.sub("", match["right"]).split(".")
+    # The halves usually share the lemma and one extends the other with a preposition or noun.
+    if right[: len(left)] == left:
+        words = right
+    elif left[: len(right)] == right:
+        words = left
+    else:
+        words = left + [w for w in right if w not in left]
+    prefix = match["prefix"]
+    return f"{prefix}{' '.join(words)}"
+
+
+@dataclass(frozen=True)
+class FuzzyEntry:
+    """One graph node reachable from a role-free string, with its frequency."""
+
+    graph: str
+    node: str
+    count: int
+
+
+class FuzzyIndex:
+    """Role-free predicate string -> graph nodes with counts, per graph and over all graphs."""
+
+    def __init__(self, entries: Iterable[FuzzyEntry]) -> None:
+        by_key: dict[str, list[FuzzyEntry]] = defaultdict(list)
+        for entry in entries:
+            by_key[role_free(predicate_of(entry.node))].append(entry)
+        self._all = {k: sorted(v, key=lambda e: (-e.count, e.graph, e.node)) for k, v in by_key.items()}
+        per_graph: dict[tuple[str, str], list[FuzzyEntry]] = defaultdict(list)
+        for key, items in self._all.items():
+            for entry in items:
+                per_graph[(entry.graph, key)].append(entry)
+        self._per_graph = dict(per_graph)
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    def lookup(self, predicate: str, graph: str | None = None, limit: int = FUZZY_LIMIT,
+               min_count: int = FUZZY_MIN_COUNT) -> list[FuzzyEntry]:
+        """Return the most frequent nodes (count >= min_count) sharing the predicate's role-free string."""
+        key = role_free(predicate_of(predicate) if "#" in predicate else predicate)
+        items = self._all.get(key, []) if graph is None else self._per_graph.get((graph, key), [])
+        return [e for e in items if e.count >= min_count][:limit]
+
+    def to_json(self) -> dict[str, list[list[object]]]:
+        """Return the overall index as plain JSON: key -> [[graph, node, count], ...] best first."""
+        return {k: [[e.graph, e.node, e.count] for e in v] for k, v in sorted(self._all.items())}

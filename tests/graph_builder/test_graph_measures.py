@@ -1,0 +1,136 @@
+"""Measures equal a naive pure-Python reading of the REFERENCE §3 formulas."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graph_builder.graphs import measures as M
+
+
+def naive_scores(dense: list[list[float]]) -> dict[str, dict[tuple[int, int], float]]:
+    """Every measure for every pair sharing a feature, straight from the formulas with Python loops."""
+    n, f = len(dense), len(dense[0])
+    total = sum(sum(r) for r in dense)
+    cp = [sum(r) for r in dense]
+    cf = [sum(dense[i][j] for i in range(n)) for j in range(f)]
+
+    def w(p: int, j: int) -> float:
+        c = dense[p][j]
+        # log c(p,f) + log N - log c(p) - log c(f), as the log of one ratio so PMI 0 stays exactly 0
+        return max(math.log(c * total / (cp[p] * cf[j])), 0.0) if c > 0 else 0.0
+
+    out: dict[str, dict[tuple[int, int], float]] = {m: {} for m in M.MEASURE_VERSIONS}
+    for p in range(n):
+        for q in range(n):
+            shared = [j for j in range(f) if dense[p][j] > 0 and dense[q][j] > 0]
+            if not shared:
+                continue
+            if p == q:
+                for m in out:
+                    out[m][(p, q)] = 1.0
+                continue
+            dot = sum(dense[p][j] * dense[q][j] for j in shared)
+            out["cos"][(p, q)] = dot / (math.sqrt(sum(x * x for x in dense[p])) *
+                                        math.sqrt(sum(x * x for x in dense[q])))
+            sp_ = sum(w(p, j) for j in shared)
+            sq = sum(w(q, j) for j in shared)
+            if sp_ > 0 and sq > 0:
+                fp = sum(w(p, j) for j in range(f))
+                fq = sum(w(q, j) for j in range(f))
+                lin = (sp_ + sq) / (fp + fq)
+                weeds = sp_ / fp
+                out["lin"][(p, q)] = lin
+                out["weeds"][(p, q)] = weeds
+                out["binc"][(p, q)] = math.sqrt(lin * weeds)
+    return out
+
+
+def as_dict(m: sp.csr_matrix) -> dict[tuple[int, int], float]:
+    coo = m.tocoo()
+    return {(int(r), int(c)): float(v) for r, c, v in zip(coo.row, coo.col, coo.data)}
+
+
+def random_counts(seed: int, n: int = 9, f: int = 12, density: float = 0.35) -> list[list[float]]:
+    rng = np.random.default_rng(seed)
+    dense = (rng.random((n, f)) < density) * rng.integers(1, 6, size=(n, f))
+    dense[:, 0] += 1  # every predicate has a feature, so the formulas stay defined
+    return dense.astype(float).tolist()
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("measure", list(M.MEASURE_VERSIONS))
+def test_measure_matches_naive_on_random_matrices(seed: int, measure: str) -> None:
+    dense = random_counts(seed)
+    expected = naive_scores(dense)[measure]
+    got = as_dict(M.MEASURE_FUNCTIONS[measure](sp.csr_matrix(np.array(dense))))
+    # Same edge set (diagonal: self-edges of predicates whose PMI is all zero are 1 too).
+    assert set(got) - {(i, i) for i in range(len(dense))} == set(expected) - {(i, i) for i in range(len(dense))}
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, abs=1e-9)
+
+
+def test_hand_computed_example() -> None:
+    # Two predicates, three argument pairs:      f0 f1 f2
+    #   p0 = visit                                2  1  0
+    #   p1 = arrive in                            1  0  1
+    counts = sp.csr_matrix(np.array([[2.0, 1.0, 0.0], [1.0, 0.0, 1.0]]))
+    # N = 5, c(p0) = 3, c(p1) = 2, c(f0) = 3, c(f1) = 1, c(f2) = 1.
+    w00 = max(math.log(2) + math.log(5) - math.log(3) - math.log(3), 0)   # log(10/9) > 0
+    w01 = math.log(1) + math.log(5) - math.log(3) - math.log(1)          # log(5/3)
+    w10 = max(math.log(1) + math.log(5) - math.log(2) - math.log(3), 0)   # log(5/6) < 0 -> 0
+    w12 = math.log(5 / 2)
+    assert w10 == 0.0
+    # Shared feature S = {f0}; w+(p1, f0) = 0, so Lin/Weeds/BInc have no edge p0-p1 at all.
+    assert as_dict(M.binc(counts)) == {(0, 0): 1.0, (1, 1): 1.0}
+    assert as_dict(M.lin(counts)) == {(0, 0): 1.0, (1, 1): 1.0}
+    cos = as_dict(M.cosine(counts))
+    assert cos[(0, 1)] == pytest.approx(2 / (math.sqrt(5) * math.sqrt(2)), abs=1e-12)
+    assert cos[(1, 0)] == pytest.approx(cos[(0, 1)], abs=1e-15)
+    # Add p2 sharing f0 and f2 with p1: now both sums are positive for the pair (p1, p2).
+    counts3 = sp.csr_matrix(np.array([[2.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 3.0]]))
+    # N = 8; c(p1) = 2, c(p2) = 3; c(f2) = 4.  Shared S(p1, p2) = {f2}.
+    w1_2 = math.log(1 * 8 / (2 * 4))                                    # log(1) = 0 -> no edge
+    assert w1_2 == 0.0
+    assert (1, 2) not in as_dict(M.weeds_prec(counts3))
+    counts4 = sp.csr_matrix(np.array([[4.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 3.0]]))
+    # N = 10; rows 4, 2, 4; cols 5, 2, 3.  p1 and p2 share f1.
+    w11 = math.log(1 * 10 / (2 * 2))      # log 2.5
+    w10b = max(math.log(1 * 10 / (2 * 5)), 0)  # log 1 = 0
+    w21 = math.log(1 * 10 / (4 * 2))      # log 1.25
+    w22 = math.log(3 * 10 / (4 * 3))      # log 2.5
+    weeds_12 = w11 / (w10b + w11)         # = 1: all of p1's positive PMI is on the shared f1
+    weeds_21 = w21 / (w21 + w22)
+    lin_12 = (w11 + w21) / (w10b + w11 + w21 + w22)
+    got_w = as_dict(M.weeds_prec(counts4))
+    got_b = as_dict(M.binc(counts4))
+    assert got_w[(1, 2)] == pytest.approx(1.0, abs=1e-12) and weeds_12 == pytest.approx(1.0)
+    assert got_w[(2, 1)] == pytest.approx(weeds_21, abs=1e-12)
+    assert got_b[(1, 2)] == pytest.approx(math.sqrt(lin_12 * 1.0), abs=1e-12)
+    assert got_b[(2, 1)] == pytest.approx(math.sqrt(lin_12 * weeds_21), abs=1e-12)
+    del w00, w01, w12
+
+
+def test_binc_is_asymmetric_and_lin_cos_symmetric() -> None:
+    counts = sp.csr_matrix(np.array(random_counts(3, n=15, f=20, density=0.4)))
+    b = M.binc(counts).toarray()
+    w = M.weeds_prec(counts).toarray()
+    assert not np.allclose(b, b.T)
+    assert not np.allclose(w, w.T)
+    for m in (M.lin(counts), M.cosine(counts)):
+        d = m.toarray()
+        np.testing.assert_allclose(d, d.T, atol=1e-12)
+
+
+def test_top_k_and_min_score_keep_best_edges_and_self() -> None:
+    counts = sp.csr_matrix(np.array(random_counts(5, n=12, f=10, density=0.6)))
+    full = M.measure_matrix(counts, "cos").toarray()
+    pruned = M.measure_matrix(counts, "cos", top_k=2, min_score=0.3).toarray()
+    for i in range(full.shape[0]):
+        assert pruned[i, i] == 1.0
+        others = [(-full[i, j], j) for j in range(full.shape[1]) if j != i and full[i, j] >= 0.3]
+        expected = {j for _, j in sorted(others)[:2]}
+        assert {j for j in np.flatnonzero(pruned[i]) if j != i} == expected
