@@ -1,0 +1,298 @@
+"""The embedded evidence store: one SQLite file in WAL mode, one connection per thread.
+
+WAL lets any number of reader threads and processes read while one writer ingests. Lookups use the
+index (window_id, subj, obj): the evidence query is two index probes, one per argument order. Ingest
+goes through a temporary staging table so that idempotency (skip known triple_ids) and the running
+argument-type counts are computed by SQL over the new rows only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from graph_builder.errors import InputError, NotFoundError, StoreError
+from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
+from retrieval.protocol import (
+    ARTICLE_FIELDS,
+    TRIPLE_FIELDS,
+    ArticleRows,
+    Evidence,
+    EvidenceQuery,
+    StoreStats,
+    TripleRows,
+    TypeCount,
+    WindowInfo,
+    rows_to_columns,
+)
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "egqa.sqlite-store.v1"
+# `window` is an SQL keyword, so the column is window_id; every other column keeps its schema name.
+_COLS = tuple("window_id" if f == "window" else f for f in TRIPLE_FIELDS)
+_COL_LIST = ", ".join(_COLS)
+_TRIPLE_DDL = """
+    triple_id TEXT NOT NULL {pk}, article_id TEXT NOT NULL, sentence_id TEXT NOT NULL,
+    date TEXT NOT NULL, window_id INTEGER NOT NULL, split TEXT NOT NULL,
+    subj TEXT NOT NULL, subj_text TEXT NOT NULL, subj_type TEXT NOT NULL,
+    obj TEXT NOT NULL, obj_text TEXT NOT NULL, obj_type TEXT NOT NULL,
+    predicate TEXT NOT NULL, predicate_text TEXT NOT NULL, negated INTEGER NOT NULL, sentence TEXT NOT NULL
+"""
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS triples ({_TRIPLE_DDL.format(pk="UNIQUE")});
+CREATE INDEX IF NOT EXISTS triples_lookup ON triples (window_id, subj, obj);
+CREATE TABLE IF NOT EXISTS articles (
+    article_id TEXT PRIMARY KEY, date TEXT NOT NULL, window_id INTEGER NOT NULL, split TEXT,
+    title TEXT, sentences INTEGER, tokens INTEGER, triples INTEGER
+);
+CREATE INDEX IF NOT EXISTS articles_window ON articles (window_id);
+CREATE TABLE IF NOT EXISTS arg_types (
+    arg TEXT NOT NULL, type TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (arg, type)
+) WITHOUT ROWID;
+"""
+_STAGING = f"CREATE TEMP TABLE IF NOT EXISTS batch ({_TRIPLE_DDL.format(pk='PRIMARY KEY')})"
+_EVIDENCE_SQL = (f"SELECT {_COL_LIST} FROM triples WHERE window_id = ? AND subj = ? AND obj = ? "
+                 f"UNION ALL SELECT {_COL_LIST} FROM triples WHERE window_id = ? AND subj = ? AND obj = ? "
+                 "ORDER BY date, triple_id")
+_DATE_COL = _COLS.index("date")
+_NEG_COL = _COLS.index("negated")
+_SUBJ_COL = _COLS.index("subj")
+_SENT_COL = _COLS.index("sentence_id")
+
+
+def _iso(value: object) -> str:
+    """Return an ISO date string for a date, datetime or string."""
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value)[:10]
+
+
+class SQLiteStore:
+    """Evidence store in a single SQLite file (the embedded default)."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path, *, create: bool = True,
+                 window_days: int = DEFAULT_WINDOW_DAYS) -> None:
+        """Open (and with `create`, make) the store file at `path`."""
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreError(f"{self.path}: no evidence store here (build one with `egqa index`)")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.window_days = window_days
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = False
+        conn = self._conn()
+        try:
+            if create:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(_SCHEMA)
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('window_days', ?)",
+                             (SCHEMA_VERSION, str(window_days)))
+                conn.commit()
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a readable evidence store: {exc}") from exc
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: store schema {meta.get('schema')!r}, expected {SCHEMA_VERSION!r}")
+        self.window_days = int(meta.get("window_days", window_days))
+
+    @classmethod
+    def from_url(cls, url: str, **options: object) -> SQLiteStore:
+        """Open `sqlite:///relative/path.db` or `sqlite:////absolute/path.db`."""
+        prefix = "sqlite:///"
+        if not url.startswith(prefix) or len(url) == len(prefix):
+            raise InputError(f"bad SQLite store URL {url!r}: expected sqlite:///path/to/store.db")
+        return cls(url[len(prefix):], **options)  # type: ignore[arg-type]
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        """Return this thread's connection, opening it on first use."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        if self._closed:
+            raise StoreError(f"{self.path}: store is closed")
+        try:
+            conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False,
+                                   cached_statements=256)
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA temp_store=MEMORY")
+            conn.execute("PRAGMA cache_size=-65536")
+            conn.execute("PRAGMA mmap_size=268435456")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open evidence store: {exc}") from exc
+        self._local.conn = conn
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._lock:
+            self._closed = True
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def add_triples(self, rows: TripleRows) -> int:
+        """Add triples, skipping any whose triple_id is already stored; return how many were new."""
+        cols = rows_to_columns(rows, TRIPLE_FIELDS)
+        cols["date"] = [_iso(d) for d in cols["date"]]
+        cols["negated"] = [int(bool(n)) for n in cols["negated"]]
+        values = list(zip(*(cols[f] for f in TRIPLE_FIELDS), strict=True))
+        if not values:
+            return 0
+        conn = self._conn()
+        placeholders = ", ".join("?" * len(_COLS))
+        try:
+            with conn:
+                conn.execute(_STAGING)
+                conn.execute("DELETE FROM temp.batch")
+                conn.executemany(f"INSERT OR IGNORE INTO temp.batch ({_COL_LIST}) VALUES ({placeholders})",
+                                 values)
+                conn.execute("DELETE FROM temp.batch WHERE triple_id IN (SELECT triple_id FROM main.triples)")
+                added = conn.execute(f"INSERT INTO main.triples ({_COL_LIST}) "
+                                     f"SELECT {_COL_LIST} FROM temp.batch").rowcount
+                for arg, typ in (("subj", "subj_type"), ("obj", "obj_type")):
+                    conn.execute(f"INSERT INTO main.arg_types (arg, type, n) SELECT {arg}, {typ}, count(*) "
+                                 f"FROM temp.batch WHERE true GROUP BY {arg}, {typ} "
+                                 "ON CONFLICT (arg, type) DO UPDATE SET n = n + excluded.n")
+                # Articles known only from their triples still count in their window.
+                conn.execute("INSERT OR IGNORE INTO main.articles (article_id, date, window_id) "
+                             "SELECT article_id, min(date), min(window_id) FROM temp.batch GROUP BY article_id")
+                conn.execute("DELETE FROM temp.batch")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot add triples: {exc}") from exc
+        return added
+
+    def add_articles(self, rows: ArticleRows) -> int:
+        """Add or update article rows; return how many rows were written."""
+        cols = rows_to_columns(rows, ARTICLE_FIELDS)
+        cols["date"] = [_iso(d) for d in cols["date"]]
+        values = list(zip(*(cols[f] for f in ARTICLE_FIELDS), strict=True))
+        names = ", ".join("window_id" if f == "window" else f for f in ARTICLE_FIELDS)
+        updates = ", ".join(f"{n} = excluded.{n}" for n in names.split(", ") if n != "article_id")
+        try:
+            with self._conn() as conn:
+                conn.executemany(f"INSERT INTO articles ({names}) VALUES ({', '.join('?' * len(ARTICLE_FIELDS))}) "
+                                 f"ON CONFLICT (article_id) DO UPDATE SET {updates}", values)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot add articles: {exc}") from exc
+        return len(values)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def _lookup(self, conn: sqlite3.Connection, window: int, arg_a: str, arg_b: str,
+                exclude: frozenset[str], limit: int | None) -> list[Evidence]:
+        """Run one evidence lookup on `conn`."""
+        if arg_a == arg_b:
+            rows = conn.execute(f"SELECT {_COL_LIST} FROM triples WHERE window_id = ? AND subj = ? AND obj = ? "
+                                "ORDER BY date, triple_id", (window, arg_a, arg_a)).fetchall()
+        else:
+            rows = conn.execute(_EVIDENCE_SQL, (window, arg_a, arg_b, window, arg_b, arg_a)).fetchall()
+        out: list[Evidence] = []
+        for row in rows:
+            if row[_SENT_COL] in exclude:
+                continue
+            if limit is not None and len(out) >= limit:
+                break
+            values = list(row)
+            values[_DATE_COL] = dt.date.fromisoformat(row[_DATE_COL])
+            values[_NEG_COL] = bool(row[_NEG_COL])
+            out.append(Evidence(*values, aligned=row[_SUBJ_COL] == arg_a))
+        return out
+
+    def evidence(self, window: int, arg_a: str, arg_b: str, exclude_sentence_ids: Iterable[str] = (),
+                 limit: int | None = None) -> list[Evidence]:
+        """Return the window's triples about the pair (a, b) in either order, by (date, triple_id)."""
+        try:
+            return self._lookup(self._conn(), window, arg_a, arg_b, frozenset(exclude_sentence_ids), limit)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
+
+    def evidence_many(self, queries: Sequence[EvidenceQuery]) -> list[list[Evidence]]:
+        """Answer many evidence lookups at once, one result list per query, in query order."""
+        conn = self._conn()
+        try:
+            return [self._lookup(conn, q.window, q.arg_a, q.arg_b, frozenset(q.exclude_sentence_ids), q.limit)
+                    for q in queries]
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
+
+    def _window_counts(self, where: str = "", params: tuple[object, ...] = ()) -> list[WindowInfo]:
+        """Return WindowInfo rows for the windows matching `where` (on window_id)."""
+        sql = (f"SELECT w, sum(a), sum(t) FROM ("
+               f"SELECT window_id AS w, count(*) AS a, 0 AS t FROM articles {where} GROUP BY window_id "
+               f"UNION ALL SELECT window_id, 0, count(*) FROM triples {where} GROUP BY window_id"
+               f") GROUP BY w ORDER BY w")
+        try:
+            rows = self._conn().execute(sql, params * 2).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot count windows: {exc}") from exc
+        out = []
+        for w, articles, triples in rows:
+            span = window_span(w, self.window_days)
+            out.append(WindowInfo(w, span.start, span.end, int(articles), int(triples)))
+        return out
+
+    def windows(self) -> list[WindowInfo]:
+        """Return every window that holds an article or a triple, by id."""
+        return self._window_counts()
+
+    def window(self, window_id: int) -> WindowInfo:
+        """Return one window's counts; raise NotFoundError when the store holds nothing for it."""
+        found = self._window_counts("WHERE window_id = ?", (window_id,))
+        if not found:
+            raise NotFoundError(f"window {window_id} holds no articles or triples in this store")
+        return found[0]
+
+    def argument_types(self, arg: str) -> list[TypeCount]:
+        """Return the types an argument was seen with, most frequent first (ties by type name)."""
+        try:
+            rows = self._conn().execute("SELECT type, n FROM arg_types WHERE arg = ? ORDER BY n DESC, type",
+                                        (arg,)).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: argument type lookup failed: {exc}") from exc
+        return [TypeCount(t, int(n)) for t, n in rows]
+
+    def stats(self) -> StoreStats:
+        """Return the store's totals."""
+        try:
+            conn = self._conn()
+            triples = conn.execute("SELECT count(*) FROM triples").fetchone()[0]
+            articles = conn.execute("SELECT count(*) FROM articles").fetchone()[0]
+            windows, first, last = conn.execute(
+                "SELECT count(DISTINCT w), min(w), max(w) FROM (SELECT window_id AS w FROM articles "
+                "UNION SELECT window_id FROM triples)").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read stats: {exc}") from exc
+        return StoreStats(self.backend, str(self.path), int(triples), int(articles), int(windows), first, last)
+
+    def drop(self) -> None:
+        """Delete every row (the file stays); for tests and rebuilds."""
+        with self._conn() as conn:
+            conn.execute("DELETE FROM triples")
+            conn.execute("DELETE FROM articles")
+            conn.execute("DELETE FROM arg_types")

@@ -1,0 +1,170 @@
+"""The evidence-store contract: what every backend (embedded SQLite, Elasticsearch) must do alike.
+
+Evidence for a query (window, a, b) is every triple of that window whose arguments are the pair in
+either order; `aligned` says whether the triple's (subj, obj) is (a, b) rather than (b, a). Results are
+ordered by (date, triple_id) in every backend, so two runs and two backends give the same list.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import pyarrow as pa
+
+from graph_builder.errors import InputError
+from graph_builder.triples import ARTICLE_SCHEMA, TRIPLE_SCHEMA
+
+TRIPLE_FIELDS: tuple[str, ...] = tuple(TRIPLE_SCHEMA.names)
+ARTICLE_FIELDS: tuple[str, ...] = tuple(ARTICLE_SCHEMA.names)
+
+# Rows may come as a pyarrow Table/RecordBatch (fast path) or as mappings with the schema's fields.
+TripleRows = pa.Table | pa.RecordBatch | Iterable[Mapping[str, object]]
+ArticleRows = pa.Table | pa.RecordBatch | Iterable[Mapping[str, object]]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One evidence triple (every field of TRIPLE_SCHEMA) and whether its order matches the query."""
+
+    triple_id: str
+    article_id: str
+    sentence_id: str
+    date: dt.date
+    window: int
+    split: str
+    subj: str
+    subj_text: str
+    subj_type: str
+    obj: str
+    obj_text: str
+    obj_type: str
+    predicate: str
+    predicate_text: str
+    negated: bool
+    sentence: str
+    aligned: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceQuery:
+    """One evidence lookup, as batched by `evidence_many`."""
+
+    window: int
+    arg_a: str
+    arg_b: str
+    exclude_sentence_ids: tuple[str, ...] = ()
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowInfo:
+    """A context window with its dates (inclusive) and how many articles and triples it holds."""
+
+    id: int
+    start: dt.date
+    end: dt.date
+    articles: int
+    triples: int
+
+
+@dataclass(frozen=True, slots=True)
+class TypeCount:
+    """How often an argument was seen with one type (as subject or object)."""
+
+    type: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    """Totals of a store: what it holds and where."""
+
+    backend: str
+    location: str
+    triples: int
+    articles: int
+    windows: int
+    first_window: int | None
+    last_window: int | None
+
+
+@runtime_checkable
+class EvidenceStore(Protocol):
+    """Triples held by window, so the evidence for a proposition is one indexed lookup."""
+
+    backend: str
+
+    def add_triples(self, rows: TripleRows) -> int:
+        """Add triples, skipping any whose triple_id is already stored; return how many were new."""
+        ...
+
+    def add_articles(self, rows: ArticleRows) -> int:
+        """Add or update article rows (window article counts include articles with no triple)."""
+        ...
+
+    def evidence(self, window: int, arg_a: str, arg_b: str, exclude_sentence_ids: Iterable[str] = (),
+                 limit: int | None = None) -> list[Evidence]:
+        """Return the window's triples about the pair (a, b) in either order, by (date, triple_id)."""
+        ...
+
+    def evidence_many(self, queries: Sequence[EvidenceQuery]) -> list[list[Evidence]]:
+        """Answer many evidence lookups at once, one result list per query, in query order."""
+        ...
+
+    def windows(self) -> list[WindowInfo]:
+        """Return every window that holds an article or a triple, by id."""
+        ...
+
+    def window(self, window_id: int) -> WindowInfo:
+        """Return one window's counts; raise NotFoundError when the store holds nothing for it."""
+        ...
+
+    def argument_types(self, arg: str) -> list[TypeCount]:
+        """Return the types an argument was seen with, most frequent first (ties by type name)."""
+        ...
+
+    def stats(self) -> StoreStats:
+        """Return the store's totals."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the store is unusable afterwards."""
+        ...
+
+
+def pair_filter(row_subj: str, row_obj: str, arg_a: str, arg_b: str) -> bool | None:
+    """Return the `aligned` flag when (row_subj, row_obj) is the pair in some order, else None."""
+    if row_subj == arg_a and row_obj == arg_b:
+        return True
+    if row_subj == arg_b and row_obj == arg_a:
+        return False
+    return None
+
+
+def rows_to_columns(rows: TripleRows | ArticleRows, fields: Sequence[str]) -> dict[str, list[object]]:
+    """Turn a Table/RecordBatch or an iterable of mappings into one Python list per field."""
+    if isinstance(rows, pa.Table | pa.RecordBatch):
+        missing = [f for f in fields if f not in rows.schema.names]
+        if missing:
+            raise InputError(f"rows lack the field(s) {', '.join(missing)}")
+        return {f: rows.column(f).to_pylist() for f in fields}
+    columns: dict[str, list[object]] = {f: [] for f in fields}
+    for row in rows:
+        for f in fields:
+            try:
+                columns[f].append(row[f])
+            except KeyError:
+                raise InputError(f"row lacks the field {f!r}: {dict(row)!r}") from None
+    return columns
+
+
+def as_date(value: object) -> dt.date:
+    """Return a date from a date, datetime or ISO string."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(str(value)[:10])

@@ -1,0 +1,181 @@
+"""One contract for every evidence store: the same tests run on SQLite and on a real Elasticsearch."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from graph_builder.errors import NotFoundError
+from graph_builder.triples import ARTICLE_SCHEMA, TRIPLE_SCHEMA
+from graph_builder.windows import window_of
+from retrieval.protocol import EvidenceQuery, EvidenceStore, TypeCount
+from tests.retrieval.rows import article, triple
+
+MAR3, MAR4, MAR5, MAR6, MAR9 = (dt.date(1987, 3, d) for d in (3, 4, 5, 6, 9))
+W1, W2, W3 = window_of(MAR3), window_of(MAR6), window_of(MAR9)  # 2090, 2091, 2092
+
+TRIPLES = [
+    triple(1, MAR4, "john", "ikea", article="a1", sentence="a1:s1"),
+    triple(2, MAR3, "ikea", "john", predicate="(hire.1,hire.2)", subj_type="organization",
+           obj_type="person", article="a1", sentence="a1:s2"),
+    triple(3, MAR4, "john", "ikea", predicate="(shop.1,shop.in.2)", article="a2", sentence="a2:s1",
+           negated=True),
+    triple(4, MAR4, "john", "john", obj_type="person", article="a2", sentence="a2:s2"),
+    triple(5, MAR4, "ikea", "ikea", subj_type="organization", obj_type="organization", article="a2",
+           sentence="a2:s3"),
+    triple(6, MAR4, "john", "paris", article="a2", sentence="a2:s4"),
+    triple(7, MAR6, "john", "ikea", article="a3", sentence="a3:s1"),
+    triple(8, MAR4, "mary", "ikea", article="a2", sentence="a2:s1"),
+]
+ARTICLES = [article("a1", MAR4, 2), article("a2", MAR4, 5), article("a3", MAR6, 1),
+            article("a9", MAR5, 0), article("a8", MAR9, 0)]
+
+
+@pytest.fixture
+def loaded(store: Any) -> Any:
+    """A store holding the fixture triples and articles."""
+    assert store.add_triples(TRIPLES) == len(TRIPLES)
+    store.add_articles(ARTICLES)
+    return store
+
+
+def ids(items: list[Any]) -> list[str]:
+    """Return the triple ids of evidence items, in order."""
+    return [e.triple_id for e in items]
+
+
+def test_store_satisfies_protocol(store: Any) -> None:
+    """Every backend is an EvidenceStore by the runtime protocol check."""
+    assert isinstance(store, EvidenceStore)
+
+
+def test_evidence_both_orders_with_aligned_flag_sorted_by_date_then_id(loaded: Any) -> None:
+    """(john, ikea) finds triples in either order of that window only, aligned when subj is john."""
+    got = loaded.evidence(W1, "john", "ikea")
+    assert ids(got) == ["t0002", "t0001", "t0003"]  # t0002 is dated Mar 3, the others Mar 4
+    assert [e.aligned for e in got] == [False, True, True]
+    flipped = loaded.evidence(W1, "ikea", "john")
+    assert ids(flipped) == ids(got)
+    assert [e.aligned for e in flipped] == [True, False, False]
+
+
+def test_evidence_round_trips_every_field(loaded: Any) -> None:
+    """An evidence item carries exactly the stored triple's fields, with Python types."""
+    got = {e.triple_id: e for e in loaded.evidence(W1, "john", "ikea")}
+    for row in TRIPLES:
+        if row["triple_id"] in got:
+            item = dataclasses.asdict(got[str(row["triple_id"])])
+            aligned = item.pop("aligned")
+            assert item == row
+            assert aligned is (row["subj"] == "john")
+    assert got["t0003"].negated is True and got["t0001"].negated is False
+    assert isinstance(got["t0001"].date, dt.date) and isinstance(got["t0001"].window, int)
+
+
+def test_evidence_excludes_other_pairs_windows_and_self_pairs(loaded: Any) -> None:
+    """Pairs that share one argument, or repeat one argument, are not evidence."""
+    assert ids(loaded.evidence(W2, "john", "ikea")) == ["t0007"]
+    assert ids(loaded.evidence(W1, "john", "john")) == ["t0004"]
+    assert ids(loaded.evidence(W1, "paris", "john")) == ["t0006"]
+    assert loaded.evidence(W1, "john", "london") == []
+    assert loaded.evidence(W3, "john", "ikea") == []  # window with articles but no triples
+    assert loaded.evidence(99999, "john", "ikea") == []  # window (and year index) never seen
+
+
+def test_exclude_sentence_ids_then_limit(loaded: Any) -> None:
+    """Excluded sentences are dropped before the limit is applied."""
+    assert ids(loaded.evidence(W1, "john", "ikea", exclude_sentence_ids=["a1:s2"])) == ["t0001", "t0003"]
+    assert ids(loaded.evidence(W1, "john", "ikea", exclude_sentence_ids=("a1:s2",), limit=1)) == ["t0001"]
+    assert ids(loaded.evidence(W1, "john", "ikea", limit=2)) == ["t0002", "t0001"]
+    assert loaded.evidence(W1, "john", "ikea", limit=0) == []
+
+
+def test_add_triples_is_idempotent_by_triple_id(loaded: Any) -> None:
+    """Re-adding known triples adds nothing; a mixed batch adds only the new ones."""
+    assert loaded.add_triples(TRIPLES) == 0
+    new = triple(9, MAR4, "john", "ikea", article="a2", sentence="a2:s9")
+    assert loaded.add_triples([*TRIPLES[:3], new, new]) == 1
+    assert ids(loaded.evidence(W1, "john", "ikea")) == ["t0002", "t0001", "t0003", "t0009"]
+    assert loaded.stats().triples == len(TRIPLES) + 1
+    assert loaded.argument_types("mary") == [TypeCount("person", 1)]  # counts not inflated
+
+
+def test_arrow_table_input_equals_mapping_input(store_factory: Any) -> None:
+    """A pyarrow Table in the triple schema is stored exactly like the same rows as dicts."""
+    from_dicts, from_table = store_factory(), store_factory()
+    from_dicts.add_triples(TRIPLES)
+    from_table.add_triples(pa.Table.from_pylist(TRIPLES, schema=TRIPLE_SCHEMA))
+    from_table.add_articles(pa.Table.from_pylist(ARTICLES, schema=ARTICLE_SCHEMA))
+    assert from_table.evidence(W1, "john", "ikea") == from_dicts.evidence(W1, "john", "ikea")
+
+
+def test_windows_count_articles_without_triples(loaded: Any) -> None:
+    """Window counts include articles that yielded no triple; dates come from the window id."""
+    got = loaded.windows()
+    assert [(w.id, w.articles, w.triples) for w in got] == [(W1, 3, 7), (W2, 1, 1), (W3, 1, 0)]
+    assert (got[0].start, got[0].end) == (MAR3, MAR5)
+    assert loaded.window(W3).articles == 1
+    assert loaded.window(W1) == got[0]
+    with pytest.raises(NotFoundError):
+        loaded.window(W1 - 100)
+
+
+def test_articles_known_only_from_triples_count(store: Any) -> None:
+    """Without an article table, each article referenced by a triple counts once in its window."""
+    store.add_triples(TRIPLES)
+    assert [(w.id, w.articles, w.triples) for w in store.windows()] == [(W1, 2, 7), (W2, 1, 1)]
+    store.add_articles(ARTICLES)  # the full rows replace the stubs, and add a9 and a8
+    assert [(w.id, w.articles) for w in store.windows()] == [(W1, 3), (W2, 1), (W3, 1)]
+
+
+def test_argument_types_most_frequent_first(loaded: Any) -> None:
+    """Types count subject and object mentions; ties go by type name."""
+    assert loaded.argument_types("ikea") == [TypeCount("location", 4), TypeCount("organization", 3)]
+    assert loaded.argument_types("john") == [TypeCount("person", 7)]
+    assert loaded.argument_types("nobody") == []
+
+
+def test_stats_totals(loaded: Any) -> None:
+    """Stats give the triple, article and window totals and the window range."""
+    s = loaded.stats()
+    assert (s.triples, s.articles, s.windows, s.first_window, s.last_window) == (8, 5, 3, W1, W3)
+    assert s.backend == loaded.backend
+
+
+def test_empty_store_answers_empty(store: Any) -> None:
+    """A store with nothing in it answers every read with an empty result, not an error."""
+    assert store.evidence(W1, "john", "ikea") == []
+    assert store.evidence_many([EvidenceQuery(W1, "john", "ikea")]) == [[]]
+    assert store.windows() == []
+    assert store.argument_types("john") == []
+    s = store.stats()
+    assert (s.triples, s.articles, s.windows, s.first_window) == (0, 0, 0, None)
+
+
+def test_evidence_many_matches_single_lookups_in_order(loaded: Any) -> None:
+    """A batch gives, query by query, what single lookups give."""
+    queries = [EvidenceQuery(W1, "john", "ikea"), EvidenceQuery(W2, "ikea", "john"),
+               EvidenceQuery(W1, "nobody", "ikea"), EvidenceQuery(W1, "john", "ikea", ("a1:s1",), 1),
+               EvidenceQuery(W1, "john", "john"), EvidenceQuery(W1, "john", "ikea", limit=0)]
+    got = loaded.evidence_many(queries)
+    assert got == [loaded.evidence(q.window, q.arg_a, q.arg_b, q.exclude_sentence_ids, q.limit) for q in queries]
+    assert [ids(r) for r in got] == [["t0002", "t0001", "t0003"], ["t0007"], [], ["t0002"], ["t0004"], []]
+
+
+def test_many_evidence_rows_for_one_pair_all_returned(store_factory: Any, backend: str) -> None:
+    """A pair with more rows than one result page comes back complete and in order."""
+    store = store_factory(page_size=100) if backend == "elasticsearch" else store_factory()
+    rows = [triple(1000 + i, MAR4 if i % 2 else MAR3, "bank", "rate", article=f"b{i // 50}")
+            for i in range(250)]
+    assert store.add_triples(rows) == 250
+    got = store.evidence(W1, "rate", "bank")
+    expected = sorted(rows, key=lambda r: (r["date"], r["triple_id"]))
+    assert ids(got) == [r["triple_id"] for r in expected]
+    assert not any(e.aligned for e in got)
+    assert ids(store.evidence(W1, "bank", "rate", limit=130)) == [r["triple_id"] for r in expected[:130]]
+    many = store.evidence_many([EvidenceQuery(W1, "bank", "rate"), EvidenceQuery(W1, "bank", "rate", limit=5)])
+    assert [len(r) for r in many] == [250, 5]
