@@ -1,0 +1,550 @@
+"""The BoOQA-style benchmark builder of REFERENCE §1 (Li et al. 2022, Appendix D), every threshold a parameter.
+
+From a triples dataset: starring argument pairs per window, positives (felicitous predicates about them),
+WordNet-hyponym negatives over every span of the positive's predicate (felicitous, and absent with all
+their synonyms from the window for that pair), at most `max_negatives` per positive in bundles, windows
+sampled in proportion to their article counts, negatives bucket-sampled to the positives' predicate
+frequency distribution, dev and test from different time spans, graph-induction period kept apart.
+
+The defaults are scaled down for Reuters-21578 (~20k articles over ~8 months instead of NewsCrawl).
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import logging
+import random
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import orjson
+import pyarrow as pa
+from tqdm import tqdm
+
+from graph_builder.errors import ArtefactError, InputError
+from graph_builder.triples import read_articles, read_triples
+
+log = logging.getLogger(__name__)
+
+BUILDER_VERSION = "egqa.booqa_builder.v1"
+
+# REFERENCE §1 bucket bounds (NewsCrawl predicate frequencies).
+REFERENCE_BUCKET_BOUNDS: tuple[int, ...] = (
+    60, 100, 300, 500, 700, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 6000, 8000, 10000, 15000, 20000,
+    30000, 50000, 100000)
+# Reuters-21578 is ~1/100 of NewsCrawl's size per window; a tenth of the bounds keeps several buckets busy.
+DEFAULT_BUCKET_BOUNDS: tuple[int, ...] = tuple(max(1, b // 10) for b in REFERENCE_BUCKET_BOUNDS)
+
+# Closed-class words that sit in predicates (prepositions, particles) but have no useful hyponyms.
+FUNCTION_WORDS = frozenset(
+    "a about above across after against along among an and around as at before behind below beside "
+    "between beyond by down during for from in including inside into like near of off on onto out "
+    "outside over past per since than the through throughout to toward towards under until up upon via "
+    "with within without be have do not".split())
+
+JSONL_FIELDS = ("id", "bundle_id", "split", "label", "subj", "obj", "subj_type", "obj_type", "predicate",
+                "predicate_text", "window", "date", "exclude_sentence_ids")
+
+_PREDICATE_RE = re.compile(r"^(?P<prefix>(?:[^(),]+__)*)\((?P<left>[^(),]+),(?P<right>[^(),]+)\)$")
+
+
+class Lexicon(Protocol):
+    """What the builder needs from WordNet (benchmark.wordnet.WordNet satisfies it)."""
+
+    def has(self, phrase: str, pos: str) -> bool:
+        """Return whether the phrase has a synset of part of speech `pos` (`v` or `n`)."""
+        ...
+
+    def hyponym_sets(self, phrase: str, pos: str, depth: int = 1,
+                     max_senses: int | None = None) -> tuple[tuple[str, ...], ...]:
+        """Return the hyponym synsets of the phrase as lemma tuples (words separated by spaces)."""
+        ...
+
+    def synonyms(self, phrase: str, pos: str) -> list[str]:
+        """Return the other lemmas of the phrase's synsets."""
+        ...
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """Every threshold and choice of the construction; the defaults suit Reuters-21578."""
+
+    min_pair_articles: int = 3          # starring pair: mentioned in >= this many articles of the window (paper 15)
+    min_pair_predicates: int = 3        # ... with >= this many distinct predicates in the window (paper 15)
+    min_predicate_pairs: int = 3        # felicitous: seen with >= this many distinct argument pairs (paper 30)
+    max_negatives: int = 2              # negatives per positive (paper 2)
+    negatives_per_positive: float = 2.0  # bucket quota: negatives per positive in each frequency bucket
+    max_span_tokens: int = 3            # longest predicate span replaced by a hyponym
+    hyponym_depth: int = 1              # 1 = direct hyponyms only
+    max_senses: int | None = None       # senses of a span looked up (None = all)
+    bucket_bounds: tuple[int, ...] = DEFAULT_BUCKET_BOUNDS
+    graph_split: str = "TRAIN"          # LEWISSPLIT of the graph-induction period (kept out of evaluation)
+    eval_split: str = "TEST"            # LEWISSPLIT of the evaluation period (dev then test, by time)
+    dev_fraction: float = 0.5           # share of candidate bundles given to dev (earliest windows)
+    max_positives: int = 1500           # per split (dev, test); bundles sampled beyond this
+    require_negative: bool = True       # drop positives left without a negative (bundles of one leak labels)
+    seed: int = 13
+
+    def __post_init__(self) -> None:
+        """Refuse values the construction cannot use."""
+        for name in ("min_pair_articles", "min_pair_predicates", "min_predicate_pairs", "max_span_tokens",
+                     "hyponym_depth", "max_positives"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.max_negatives < 0 or self.negatives_per_positive < 0:
+            raise InputError("max_negatives and negatives_per_positive must be >= 0")
+        if not 0.0 < self.dev_fraction < 1.0:
+            raise InputError(f"dev_fraction must lie strictly between 0 and 1, got {self.dev_fraction}")
+        if list(self.bucket_bounds) != sorted(set(self.bucket_bounds)):
+            raise InputError("bucket_bounds must be strictly increasing")
+        if self.graph_split == self.eval_split:
+            raise InputError("graph_split and eval_split must differ: the graphs must not see the evaluation period")
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A predicate `prefix(left.slot,right.slot)` split into lemma tokens, e.g. `(arrive.1,arrive.in.2)`."""
+
+    prefix: str
+    left: tuple[str, ...]
+    left_slot: str
+    right: tuple[str, ...]
+    right_slot: str
+
+    def text(self) -> str:
+        """Return the predicate in the extractor's format."""
+        return f"{self.prefix}({'.'.join((*self.left, self.left_slot))},{'.'.join((*self.right, self.right_slot))})"
+
+    def common(self) -> int:
+        """Return the length of the lemma prefix both halves share (the head, e.g. `arrive`)."""
+        n = 0
+        for a, b in zip(self.left, self.right):
+            if a != b:
+                break
+            n += 1
+        return n
+
+
+def parse_predicate(predicate: str) -> Predicate | None:
+    """Parse `prefix(lemma.1,lemma.prep.2)`; return None for strings of another shape."""
+    match = _PREDICATE_RE.match(predicate)
+    if not match:
+        return None
+    halves = []
+    for half in (match["left"], match["right"]):
+        tokens = half.split(".")
+        if len(tokens) < 2 or not tokens[-1].isdigit() or not all(tokens[:-1]):
+            return None
+        halves.append((tuple(tokens[:-1]), tokens[-1]))
+    (left, left_slot), (right, right_slot) = halves
+    return Predicate(match["prefix"], left, left_slot, right, right_slot)
+
+
+def predicate_key(predicate: str) -> str:
+    """Return a role-free key: the lemmas of both halves without slot numbers, `_` read as a word break."""
+    parsed = parse_predicate(predicate)
+    if parsed is None:
+        return predicate
+    left = ".".join(parsed.left).replace("_", ".")
+    right = ".".join(parsed.right).replace("_", ".")
+    return f"{parsed.prefix}{left}|{right}"
+
+
+def is_negated(predicate: str) -> bool:
+    """Return whether the predicate carries the extractor's negation prefix."""
+    return predicate.startswith("NEG__") or "__NEG__" in predicate
+
+
+def _token_forms(lemma: str) -> list[tuple[str, ...]]:
+    """Return the token tuples a WordNet lemma may take in a predicate: `drop by` -> drop.by or drop_by."""
+    words = tuple(lemma.lower().replace("-", " ").split())
+    if not words:
+        return []
+    forms = [words]
+    if len(words) > 1:
+        forms.append(("_".join(words),))
+    return forms
+
+
+@dataclass(frozen=True)
+class Span:
+    """A contiguous run of lemma tokens of a predicate that a hyponym may replace."""
+
+    where: str        # "both" (the shared head), "left" or "right" (one half's own tokens)
+    start: int
+    end: int
+    phrase: str
+    pos: str
+
+
+def predicate_spans(pred: Predicate, lexicon: Lexicon, max_tokens: int) -> list[Span]:
+    """Return every span of the predicate's lemma string worth a WordNet lookup, with its part of speech."""
+    spans: list[Span] = []
+    common = pred.common()
+    regions = [("both", pred.left, 0, common), ("left", pred.left, common, len(pred.left)),
+               ("right", pred.right, common, len(pred.right))]
+    for where, tokens, lo, hi in regions:
+        for start in range(lo, hi):
+            for end in range(start + 1, min(hi, start + max_tokens) + 1):
+                words = [w for token in tokens[start:end] for w in token.split("_")]
+                if all(w in FUNCTION_WORDS for w in words) or not all(w.isalpha() for w in words):
+                    continue
+                phrase = " ".join(words)
+                # The head of a predicate is a verb unless WordNet knows no such verb (noun heads such as
+                # `treatment.for`); the words after it (objects of light verbs) are nouns.
+                pos = "v" if start == 0 and lexicon.has(phrase, "v") else "n"
+                if lexicon.has(phrase, pos):
+                    spans.append(Span(where, start, end, phrase, pos))
+    return spans
+
+
+def _replace(pred: Predicate, span: Span, tokens: tuple[str, ...]) -> str:
+    left, right = pred.left, pred.right
+    if span.where in ("both", "left"):
+        left = (*left[:span.start], *tokens, *left[span.end:])
+    if span.where in ("both", "right"):
+        right = (*right[:span.start], *tokens, *right[span.end:])
+    return Predicate(pred.prefix, left, pred.left_slot, right, pred.right_slot).text()
+
+
+@dataclass(frozen=True)
+class NegativeCandidate:
+    """A hyponym predicate for a positive, with the keys that must all be absent from the window/pair."""
+
+    predicate: str
+    blocking_keys: frozenset[str]
+
+
+def hyponym_candidates(predicate: str, lexicon: Lexicon, felicitous: set[str] | frozenset[str],
+                       config: BuildConfig) -> list[NegativeCandidate]:
+    """Return the felicitous predicates made by replacing one span of `predicate` by a WordNet hyponym."""
+    pred = parse_predicate(predicate)
+    if pred is None or is_negated(predicate):
+        # Under negation a hyponym is entailed ("did not go" -> "did not drive"): no negatives there.
+        return []
+    found: dict[str, set[str]] = {}
+    for span in predicate_spans(pred, lexicon, config.max_span_tokens):
+        for lemmas in lexicon.hyponym_sets(span.phrase, span.pos, config.hyponym_depth, config.max_senses):
+            # Absence covers the whole hyponym synset and every synonym of each of its lemmas.
+            blocking_lemmas = set(lemmas)
+            for lemma in lemmas:
+                blocking_lemmas.update(lexicon.synonyms(lemma, span.pos))
+            blocking = {predicate_key(_replace(pred, span, form))
+                        for lemma in blocking_lemmas for form in _token_forms(lemma)}
+            for lemma in lemmas:
+                for form in _token_forms(lemma):
+                    candidate = _replace(pred, span, form)
+                    if candidate != predicate and candidate in felicitous:
+                        found.setdefault(candidate, set()).update(blocking)
+    return [NegativeCandidate(p, frozenset(found[p])) for p in sorted(found)]
+
+
+@dataclass
+class Bundle:
+    """One positive proposition with its candidate (then chosen) negatives."""
+
+    window: int
+    subj: str
+    obj: str
+    subj_type: str
+    obj_type: str
+    predicate: str
+    predicate_text: str
+    date: str
+    sentence_id: str
+    candidates: list[NegativeCandidate]
+    negatives: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """The built benchmark: entries per split (dev, test), in id order, and the stats."""
+
+    entries: dict[str, list[dict[str, object]]]
+    stats: dict[str, object]
+
+
+_COLUMNS = ["triple_id", "article_id", "sentence_id", "date", "window", "split", "subj", "obj", "subj_type",
+            "obj_type", "predicate", "predicate_text", "negated"]
+
+
+def bucket_of(frequency: int, bounds: Sequence[int]) -> int:
+    """Return the frequency bucket index: 0 below bounds[0], i for bounds[i-1] <= f < bounds[i]."""
+    return bisect.bisect_right(list(bounds), frequency)
+
+
+def _window_splits(triples: pa.Table, articles: pa.Table | None) -> tuple[dict[int, int], dict[int, set[str]]]:
+    """Return article counts and the set of LEWISSPLIT values per window."""
+    source = articles if articles is not None else triples
+    counts: dict[int, set[str]] = defaultdict(set)
+    splits: dict[int, set[str]] = defaultdict(set)
+    for article, window, split in zip(source.column("article_id").to_pylist(), source.column("window").to_pylist(),
+                                      source.column("split").to_pylist()):
+        counts[window].add(article)
+        splits[window].add(split)
+    return {w: len(a) for w, a in counts.items()}, dict(splits)
+
+
+def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = BuildConfig(),
+                    articles: pa.Table | None = None) -> Benchmark:
+    """Build dev and test entries and their stats from a triples table (and optionally its article table)."""
+    missing = [c for c in _COLUMNS if c not in triples.column_names]
+    if missing:
+        raise InputError(f"triples lack the columns {missing}")
+    rows = {name: triples.column(name).to_pylist() for name in _COLUMNS}
+    n_rows = len(rows["triple_id"])
+    if n_rows == 0:
+        raise InputError("the triples dataset is empty")
+
+    # Corpus-wide predicate statistics: felicity (distinct argument pairs), frequency, commonest surface text.
+    pairs_of: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    frequency: Counter[str] = Counter()
+    texts: dict[str, Counter[str]] = defaultdict(Counter)
+    for i in range(n_rows):
+        p = rows["predicate"][i]
+        pairs_of[p].add((rows["subj"][i], rows["obj"][i]))
+        frequency[p] += 1
+        texts[p][rows["predicate_text"][i]] += 1
+    felicitous = frozenset(p for p, pairs in pairs_of.items() if len(pairs) >= config.min_predicate_pairs)
+    surface = {p: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for p, c in texts.items()}
+
+    article_counts, window_splits = _window_splits(triples, articles)
+    eval_windows = sorted(w for w, s in window_splits.items()
+                          if config.eval_split in s and config.graph_split not in s)
+    straddling = sorted(w for w, s in window_splits.items() if config.eval_split in s and config.graph_split in s)
+    if straddling:
+        log.info("dropping %d window(s) holding both %s and %s articles: %s", len(straddling),
+                 config.graph_split, config.eval_split, straddling)
+    if not eval_windows:
+        raise InputError(f"no window holds only {config.eval_split} articles; check --eval-split "
+                         f"(splits present: {sorted({s for v in window_splits.values() for s in v})})")
+
+    by_window: dict[int, list[int]] = defaultdict(list)
+    eval_set = set(eval_windows)
+    for i in range(n_rows):
+        if rows["window"][i] in eval_set and rows["split"][i] == config.eval_split:
+            by_window[rows["window"][i]].append(i)
+
+    candidates_cache: dict[str, list[NegativeCandidate]] = {}
+    bundles_by_window: dict[int, list[Bundle]] = {}
+    counts = Counter()
+    for window in tqdm(eval_windows, desc="windows", unit="window", leave=False):
+        pair_rows: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for i in by_window.get(window, []):
+            a, b = rows["subj"][i], rows["obj"][i]
+            if a != b:
+                pair_rows[(a, b) if a < b else (b, a)].append(i)
+        bundles: list[Bundle] = []
+        for pair in sorted(pair_rows):
+            idx = pair_rows[pair]
+            if len({rows["article_id"][i] for i in idx}) < config.min_pair_articles:
+                continue
+            if len({rows["predicate"][i] for i in idx}) < config.min_pair_predicates:
+                continue
+            counts["starring_pairs"] += 1
+            present = {predicate_key(rows["predicate"][i]) for i in idx}
+            seen: set[tuple[str, str, str]] = set()
+            for i in sorted(idx, key=lambda i: rows["triple_id"][i]):
+                p = rows["predicate"][i]
+                prop = (rows["subj"][i], p, rows["obj"][i])
+                if prop in seen or p not in felicitous or rows["negated"][i] or is_negated(p):
+                    continue
+                seen.add(prop)
+                counts["positives_available"] += 1
+                if p not in candidates_cache:
+                    candidates_cache[p] = hyponym_candidates(p, lexicon, felicitous, config)
+                usable = [c for c in candidates_cache[p] if not (c.blocking_keys & present)]
+                if not usable and config.require_negative:
+                    continue
+                date = rows["date"][i]
+                bundles.append(Bundle(
+                    window=window, subj=rows["subj"][i], obj=rows["obj"][i], subj_type=rows["subj_type"][i],
+                    obj_type=rows["obj_type"][i], predicate=p, predicate_text=rows["predicate_text"][i],
+                    date=date.isoformat() if isinstance(date, dt.date) else str(date),
+                    sentence_id=rows["sentence_id"][i], candidates=usable))
+        if bundles:
+            bundles_by_window[window] = bundles
+    counts["candidate_bundles"] = sum(len(b) for b in bundles_by_window.values())
+    if not bundles_by_window:
+        raise InputError(
+            f"no positive with a usable negative: {counts['starring_pairs']} starring pairs, "
+            f"{counts['positives_available']} felicitous propositions; lower --min-pair-articles, "
+            "--min-pair-predicates or --min-predicate-pairs")
+
+    split_windows = _time_split(bundles_by_window, config.dev_fraction)
+    rng = random.Random(config.seed)
+    entries: dict[str, list[dict[str, object]]] = {}
+    split_stats: dict[str, object] = {}
+    for split in ("dev", "test"):
+        windows = split_windows[split]
+        chosen = _sample_bundles({w: bundles_by_window[w] for w in windows}, article_counts,
+                                 config.max_positives, rng)
+        bucket_counts = _choose_negatives(chosen, frequency, config, rng)
+        if config.require_negative:
+            chosen = [b for b in chosen if b.negatives]
+        entries[split] = _entries(split, chosen, surface)
+        n_pos = sum(1 for e in entries[split] if e["label"] == 1)
+        n = len(entries[split])
+        used = sorted({b.window for b in chosen})
+        split_stats[split] = {
+            "windows": len(used),
+            "window_ids": used,
+            "dates": [min(b.date for b in chosen), max(b.date for b in chosen)] if chosen else None,
+            "articles": sum(article_counts.get(w, 0) for w in used),
+            "candidate_windows": len(windows),
+            "candidate_bundles": sum(len(bundles_by_window[w]) for w in windows),
+            "bundles": len(chosen),
+            "positives": n_pos,
+            "negatives": n - n_pos,
+            "xi": n_pos / n if n else None,
+            "buckets": bucket_counts,
+        }
+    total = sum(len(v) for v in entries.values())
+    total_pos = sum(s["positives"] for s in split_stats.values())  # type: ignore[index]
+    graph_dates = sorted(d for d, s in zip(rows["date"], rows["split"]) if s == config.graph_split)
+    stats: dict[str, object] = {
+        "builder": BUILDER_VERSION,
+        "windows": sum(s["windows"] for s in split_stats.values()),  # type: ignore[index]
+        "positives": total_pos,
+        "negatives": total - total_pos,
+        "xi": total_pos / total if total else None,
+        "splits": split_stats,
+        "graph_period": {"split": config.graph_split,
+                         "dates": [graph_dates[0].isoformat(), graph_dates[-1].isoformat()] if graph_dates else None},
+        "dropped_straddling_windows": straddling,
+        "starring_pairs": counts["starring_pairs"],
+        "felicitous_predicates": len(felicitous),
+        "positives_available": counts["positives_available"],
+        "candidate_bundles": counts["candidate_bundles"],
+        "thresholds": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
+    }
+    return Benchmark(entries=entries, stats=stats)
+
+
+def _time_split(bundles_by_window: dict[int, list[Bundle]], dev_fraction: float) -> dict[str, list[int]]:
+    """Cut the evaluation windows at one date: the earliest ones holding `dev_fraction` of the bundles are dev."""
+    windows = sorted(bundles_by_window)
+    if len(windows) < 2:
+        raise InputError(f"only {len(windows)} evaluation window(s) with bundles: dev and test need two time spans")
+    total = sum(len(bundles_by_window[w]) for w in windows)
+    running = 0
+    cut = 1
+    for k, w in enumerate(windows):
+        running += len(bundles_by_window[w])
+        cut = k + 1
+        if running >= dev_fraction * total:
+            break
+    cut = min(max(cut, 1), len(windows) - 1)
+    return {"dev": windows[:cut], "test": windows[cut:]}
+
+
+def _sample_bundles(bundles_by_window: dict[int, list[Bundle]], article_counts: dict[int, int],
+                    limit: int, rng: random.Random) -> list[Bundle]:
+    """Draw bundles one at a time from windows picked in proportion to their article counts."""
+    pools = {w: sorted(bs, key=lambda b: (b.subj, b.predicate, b.obj)) for w, bs in bundles_by_window.items()}
+    for w in sorted(pools):
+        rng.shuffle(pools[w])
+    chosen: list[Bundle] = []
+    while len(chosen) < limit:
+        live = [w for w in sorted(pools) if pools[w]]
+        if not live:
+            break
+        window = rng.choices(live, weights=[max(article_counts.get(w, 0), 1) for w in live])[0]
+        chosen.append(pools[window].pop())
+    return chosen
+
+
+def _choose_negatives(bundles: list[Bundle], frequency: Counter[str], config: BuildConfig,
+                      rng: random.Random) -> dict[str, dict[str, int]]:
+    """Pick up to max_negatives per positive so each frequency bucket gets <= quota x its positives."""
+    bounds = config.bucket_bounds
+    positives_per_bucket = Counter(bucket_of(frequency[b.predicate], bounds) for b in bundles)
+    quota = {k: int(round(config.negatives_per_positive * v)) for k, v in positives_per_bucket.items()}
+    offers = [(k, c.predicate) for k, b in enumerate(bundles) for c in b.candidates]
+    rng.shuffle(offers)
+    used: Counter[int] = Counter()
+    for k, predicate in offers:
+        bundle = bundles[k]
+        bucket = bucket_of(frequency[predicate], bounds)
+        if len(bundle.negatives) >= config.max_negatives or used[bucket] >= quota.get(bucket, 0):
+            continue
+        bundle.negatives.append(predicate)
+        used[bucket] += 1
+    for bundle in bundles:
+        bundle.negatives.sort()
+    names = [_bucket_name(i, bounds) for i in range(len(bounds) + 1)]
+    return {names[i]: {"positives": positives_per_bucket.get(i, 0), "negatives": used.get(i, 0)}
+            for i in range(len(bounds) + 1) if positives_per_bucket.get(i, 0) or used.get(i, 0)}
+
+
+def _bucket_name(index: int, bounds: Sequence[int]) -> str:
+    low = 0 if index == 0 else bounds[index - 1]
+    return f"[{low},{bounds[index]})" if index < len(bounds) else f"[{low},inf)"
+
+
+def _entries(split: str, bundles: list[Bundle], surface: dict[str, str]) -> list[dict[str, object]]:
+    """Turn chosen bundles into JSONL entries with stable ids (bundles ordered by window, pair, predicate)."""
+    ordered = sorted(bundles, key=lambda b: (b.window, b.subj, b.obj, b.predicate, b.sentence_id))
+    out: list[dict[str, object]] = []
+    for n, b in enumerate(ordered):
+        bundle_id = f"{split}-{n:05d}"
+        props = [(1, b.predicate, b.predicate_text)] + [(0, p, surface[p]) for p in b.negatives]
+        for k, (label, predicate, text) in enumerate(props):
+            out.append({
+                "id": f"{bundle_id}-{k}", "bundle_id": bundle_id, "split": split, "label": label,
+                "subj": b.subj, "obj": b.obj, "subj_type": b.subj_type, "obj_type": b.obj_type,
+                "predicate": predicate, "predicate_text": text, "window": b.window, "date": b.date,
+                # The whole bundle excludes the positive's source sentence: the same evidence for all.
+                "exclude_sentence_ids": [b.sentence_id],
+            })
+    return out
+
+
+def write_jsonl(entries: Iterable[dict[str, object]], path: Path) -> None:
+    """Write entries as JSON Lines, one object per line, keys in JSONL_FIELDS order."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("wb") as handle:
+        for entry in entries:
+            handle.write(orjson.dumps(entry) + b"\n")
+    tmp.replace(path)
+
+
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    """Read a benchmark JSON Lines file."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such benchmark file")
+    out = []
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    out.append(orjson.loads(line))
+                except orjson.JSONDecodeError as exc:
+                    raise InputError(f"{path}:{number}: not JSON ({exc})") from None
+    return out
+
+
+def build_benchmark_files(triples_path: Path, out_dir: Path, config: BuildConfig = BuildConfig(),
+                          wordnet_cache: Path | None = None) -> dict[str, object]:
+    """Build the benchmark from a triples dataset into `out_dir` (dev.jsonl, test.jsonl, stats.json)."""
+    from benchmark.wordnet import open_wordnet
+
+    lexicon = open_wordnet(wordnet_cache)
+    triples = read_triples(triples_path, columns=_COLUMNS)
+    try:
+        articles: pa.Table | None = read_articles(triples_path)
+    except ArtefactError:
+        log.info("%s has no article table: window sizes counted from articles with triples", triples_path)
+        articles = None
+    result = build_benchmark(triples, lexicon, config, articles)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for split, entries in result.entries.items():
+        write_jsonl(entries, out_dir / f"{split}.jsonl")
+    stats = {**result.stats, "triples": str(triples_path)}
+    (out_dir / "stats.json").write_bytes(orjson.dumps(stats, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    return stats

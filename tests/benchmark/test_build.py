@@ -1,0 +1,212 @@
+"""The benchmark builder on small synthetic triples whose positives and negatives are known by hand."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import orjson
+import pytest
+
+from benchmark.build import (
+    BuildConfig,
+    Bundle,
+    NegativeCandidate,
+    _choose_negatives,
+    build_benchmark,
+    build_benchmark_files,
+    hyponym_candidates,
+    parse_predicate,
+    predicate_key,
+    read_jsonl,
+)
+from benchmark.wordnet import DEBIAN_WORDNET_DIR, INSTALL_HINT, open_wordnet
+from graph_builder.errors import InputError
+from graph_builder.triples import TRIPLE_SCHEMA, shard_path, write_shard
+from graph_builder.windows import window_of
+
+import pyarrow as pa
+
+
+class FakeLexicon:
+    """A WordNet stand-in whose hyponyms and synonyms are spelled out here."""
+
+    HYPONYMS = {
+        ("visit", "v"): (("drop by", "drop in"), ("sightsee",)),
+        ("go", "v"): (("drive",),),
+        ("buy", "v"): (("repurchase",),),
+        ("game", "n"): (("practice game",),),
+    }
+    SYNONYMS = {("drive", "v"): ["motor"], ("sightsee", "v"): [], ("repurchase", "v"): []}
+    KNOWN = {("visit", "v"), ("go", "v"), ("buy", "v"), ("play", "v"), ("game", "n"), ("motor", "v"),
+             ("drive", "v"), ("sightsee", "v"), ("repurchase", "v")}
+
+    def has(self, phrase: str, pos: str) -> bool:
+        return (phrase, pos) in self.KNOWN
+
+    def hyponym_sets(self, phrase: str, pos: str, depth: int = 1,
+                     max_senses: int | None = None) -> tuple[tuple[str, ...], ...]:
+        return self.HYPONYMS.get((phrase, pos), ())
+
+    def synonyms(self, phrase: str, pos: str) -> list[str]:
+        return self.SYNONYMS.get((phrase, pos), [])
+
+
+TRAIN_DAY = dt.date(1987, 3, 2)
+DEV_DAY = dt.date(1987, 4, 20)
+TEST_DAY = dt.date(1987, 5, 20)
+FELICITOUS = ["(visit.1,visit.2)", "(sightsee.1,sightsee.2)", "(drop_by.1,drop_by.2)", "(go.1,go.to.2)",
+              "(drive.1,drive.to.2)", "(motor.1,motor.to.2)", "(buy.1,buy.2)", "(repurchase.1,repurchase.2)"]
+
+
+def _row(n: int, article: str, day: dt.date, split: str, subj: str, predicate: str, obj: str,
+         negated: bool = False) -> dict[str, object]:
+    return {"triple_id": f"t{n:04d}", "article_id": article, "sentence_id": f"{article}-s{n}", "date": day,
+            "window": window_of(day), "split": split, "subj": subj, "subj_text": subj.title(),
+            "subj_type": "person" if subj in ("john", "ibm") else "organization", "obj": obj,
+            "obj_text": obj.title(), "obj_type": "location" if obj == "paris" else "organization",
+            "predicate": predicate, "predicate_text": predicate.split(".")[0].strip("(") + "ed",
+            "negated": negated, "sentence": f"{subj} {predicate} {obj}"}
+
+
+def synthetic_rows() -> list[dict[str, object]]:
+    rows: list[tuple[str, dt.date, str, str, str, str, bool]] = []
+    # Graph-induction period: makes every predicate felicitous (2 distinct argument pairs each).
+    for k, p in enumerate(FELICITOUS):
+        rows += [(f"tr{k}", TRAIN_DAY, "TRAIN", "x1", p, "y1", False), (f"tr{k}", TRAIN_DAY, "TRAIN", "x2", p, "y2", False)]
+    # Dev window: john/paris is starring (2 articles, 3 predicates). visit -> sightsee and drop_by are absent;
+    # go -> drive is blocked because its WordNet synonym motor is in the window for this pair; motor has
+    # no hyponym. mary/rome is in a single article: not starring.
+    rows += [("d1", DEV_DAY, "TEST", "john", "(visit.1,visit.2)", "paris", False),
+             ("d1", DEV_DAY, "TEST", "john", "(go.1,go.to.2)", "paris", False),
+             ("d2", DEV_DAY, "TEST", "paris", "(motor.1,motor.to.2)", "john", False),
+             ("d3", DEV_DAY, "TEST", "mary", "(visit.1,visit.2)", "rome", False),
+             ("d3", DEV_DAY, "TEST", "mary", "(go.1,go.to.2)", "rome", False),
+             # acme/beta is starring, but buy's hyponym repurchase is said of them: no negative, no bundle.
+             ("d4", DEV_DAY, "TEST", "acme", "(buy.1,buy.2)", "beta", False),
+             ("d5", DEV_DAY, "TEST", "acme", "(repurchase.1,repurchase.2)", "beta", False)]
+    # Test window: ibm/lotus starring; buy -> repurchase, visit -> drop_by, sightsee; a negated visit is
+    # not a positive.
+    rows += [("e1", TEST_DAY, "TEST", "ibm", "(buy.1,buy.2)", "lotus", False),
+             ("e1", TEST_DAY, "TEST", "ibm", "(visit.1,visit.2)", "lotus", False),
+             ("e2", TEST_DAY, "TEST", "ibm", "NEG__(go.1,go.to.2)", "lotus", True),
+             ("e2", TEST_DAY, "TEST", "ibm", "(buy.1,buy.2)", "lotus", False)]
+    # A window with articles of both periods is dropped whatever it holds.
+    rows += [("s1", dt.date(1987, 4, 7), "TRAIN", "ibm", "(visit.1,visit.2)", "lotus", False),
+             ("s2", dt.date(1987, 4, 7), "TEST", "ibm", "(go.1,go.to.2)", "lotus", False),
+             ("s2", dt.date(1987, 4, 7), "TEST", "ibm", "(buy.1,buy.2)", "lotus", False)]
+    return [_row(n, *r) for n, r in enumerate(rows)]
+
+
+CONFIG = BuildConfig(min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2, bucket_bounds=(1000,))
+
+
+def _table() -> pa.Table:
+    return pa.Table.from_pylist(synthetic_rows(), schema=TRIPLE_SCHEMA)
+
+
+def _props(entries: list[dict[str, object]]) -> list[tuple[str, int, str, str, str]]:
+    return [(e["bundle_id"], e["label"], e["subj"], e["predicate"], e["obj"]) for e in entries]
+
+
+def test_positives_and_negatives_are_the_hand_derived_ones() -> None:
+    result = build_benchmark(_table(), FakeLexicon(), CONFIG)
+    assert _props(result.entries["dev"]) == [
+        ("dev-00000", 1, "john", "(visit.1,visit.2)", "paris"),
+        ("dev-00000", 0, "john", "(drop_by.1,drop_by.2)", "paris"),
+        ("dev-00000", 0, "john", "(sightsee.1,sightsee.2)", "paris"),
+    ]
+    assert _props(result.entries["test"]) == [
+        ("test-00000", 1, "ibm", "(buy.1,buy.2)", "lotus"),
+        ("test-00000", 0, "ibm", "(repurchase.1,repurchase.2)", "lotus"),
+        ("test-00001", 1, "ibm", "(visit.1,visit.2)", "lotus"),
+        ("test-00001", 0, "ibm", "(drop_by.1,drop_by.2)", "lotus"),
+        ("test-00001", 0, "ibm", "(sightsee.1,sightsee.2)", "lotus"),
+    ]
+    first = result.entries["test"][0]
+    # 16 training rows + 7 dev rows come first, so ibm-buy-lotus in article e1 is row 23 (its first mention).
+    assert first["exclude_sentence_ids"] == ["e1-s23"]
+    assert all(e["exclude_sentence_ids"] == first["exclude_sentence_ids"] for e in result.entries["test"][:2])
+    assert result.entries["test"][1]["predicate_text"] == "repurchaseed"  # commonest surface text of the predicate
+    stats = result.stats
+    assert (stats["windows"], stats["positives"], stats["negatives"]) == (2, 3, 5)
+    assert stats["xi"] == pytest.approx(3 / 8)
+    assert stats["splits"]["test"]["xi"] == pytest.approx(2 / 5)
+    assert stats["dropped_straddling_windows"] == [window_of(dt.date(1987, 4, 7))]
+    assert stats["thresholds"]["min_pair_articles"] == 2
+    assert result.stats["splits"]["dev"]["dates"][1] < result.stats["splits"]["test"]["dates"][0]
+
+
+def test_the_source_sentence_is_the_positive_triples_own() -> None:
+    result = build_benchmark(_table(), FakeLexicon(), CONFIG)
+    by_id = {r["sentence_id"]: r for r in synthetic_rows()}
+    for entry in result.entries["dev"] + result.entries["test"]:
+        source = by_id[entry["exclude_sentence_ids"][0]]
+        assert {source["subj"], source["obj"]} == {entry["subj"], entry["obj"]}
+        assert source["window"] == entry["window"]
+        if entry["label"] == 1:
+            assert source["predicate"] == entry["predicate"]
+
+
+def test_thresholds_change_the_result() -> None:
+    # Three articles per pair needed: nothing is starring any more.
+    with pytest.raises(InputError, match="no positive with a usable negative"):
+        build_benchmark(_table(), FakeLexicon(), BuildConfig(min_pair_articles=3, min_pair_predicates=2,
+                                                            min_predicate_pairs=2))
+    # One negative per positive at most.
+    result = build_benchmark(_table(), FakeLexicon(), BuildConfig(
+        min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2, bucket_bounds=(1000,), max_negatives=1))
+    assert [e["label"] for e in result.entries["test"]] == [1, 0, 1, 0]
+    with pytest.raises(InputError, match="must differ"):
+        BuildConfig(graph_split="TEST", eval_split="TEST")
+
+
+def test_same_seed_same_files_and_cli_layout(tmp_path: Path) -> None:
+    pytest.importorskip("nltk")
+    if not (DEBIAN_WORDNET_DIR / "data.verb").is_file():
+        pytest.skip(f"WordNet 3.0 is not installed: {INSTALL_HINT}")
+    triples = tmp_path / "triples"
+    triples.mkdir()
+    write_shard(synthetic_rows(), shard_path(triples, "000"))
+    stats_a = build_benchmark_files(triples, tmp_path / "a", CONFIG, tmp_path / "wn")
+    stats_b = build_benchmark_files(triples, tmp_path / "b", CONFIG, tmp_path / "wn")
+    assert (tmp_path / "a" / "test.jsonl").read_bytes() == (tmp_path / "b" / "test.jsonl").read_bytes()
+    assert stats_a == {**stats_b, "triples": stats_a["triples"]}
+    entries = read_jsonl(tmp_path / "a" / "test.jsonl")
+    # Real WordNet: visit's hyponyms include sightsee and "drop by"; buy's include repurchase.
+    assert ("test-00000", 0, "ibm", "(repurchase.1,repurchase.2)", "lotus") in _props(entries)
+    assert ("test-00001", 0, "ibm", "(sightsee.1,sightsee.2)", "lotus") in _props(entries)
+    assert orjson.loads((tmp_path / "a" / "stats.json").read_bytes())["positives"] == stats_a["positives"]
+
+
+def test_spans_cover_heads_and_light_verb_nouns() -> None:
+    lex = FakeLexicon()
+    felicitous = {"(play.1,play.practice.game.with.2)", "(play.1,play.practice_game.with.2)", "(drive.1,drive.to.2)"}
+    found = hyponym_candidates("(play.1,play.game.with.2)", lex, felicitous, CONFIG)
+    assert [c.predicate for c in found] == ["(play.1,play.practice.game.with.2)", "(play.1,play.practice_game.with.2)"]
+    (drive,) = hyponym_candidates("(go.1,go.to.2)", lex, felicitous, CONFIG)
+    assert drive.predicate == "(drive.1,drive.to.2)"
+    assert drive.blocking_keys == {"drive|drive.to", "motor|motor.to"}
+    assert hyponym_candidates("NEG__(go.1,go.to.2)", lex, {"NEG__(drive.1,drive.to.2)"}, CONFIG) == []
+    assert predicate_key("(use.2,use.in.2)") == predicate_key("(use.1,use.in.2)") == "use|use.in"
+    assert parse_predicate("want__(visit.1,visit.2)").prefix == "want__"
+    assert parse_predicate("not a predicate") is None
+
+
+def test_negatives_fill_frequency_buckets_up_to_the_positives_share() -> None:
+    from collections import Counter
+
+    # Positives: two in bucket [0,10), one in [10,inf). Quota = 1 negative per positive per bucket.
+    freq = Counter({"p_rare": 5, "p_common": 50, "n_rare1": 3, "n_rare2": 4, "n_rare3": 6, "n_common": 70})
+    bundles = [Bundle(1, "a", "b", "t", "t", "p_rare", "", "1987-04-20", "s1",
+                      [NegativeCandidate("n_rare1", frozenset()), NegativeCandidate("n_rare2", frozenset())]),
+               Bundle(1, "c", "d", "t", "t", "p_rare", "", "1987-04-20", "s2",
+                      [NegativeCandidate("n_rare3", frozenset())]),
+               Bundle(1, "e", "f", "t", "t", "p_common", "", "1987-04-20", "s3",
+                      [NegativeCandidate("n_rare1", frozenset()), NegativeCandidate("n_common", frozenset())])]
+    import random
+
+    config = BuildConfig(bucket_bounds=(10,), negatives_per_positive=1.0, max_negatives=2)
+    buckets = _choose_negatives(bundles, freq, config, random.Random(0))
+    assert buckets == {"[0,10)": {"positives": 2, "negatives": 2}, "[10,inf)": {"positives": 1, "negatives": 1}}
+    assert bundles[2].negatives[-1] == "n_common" or "n_common" in bundles[2].negatives
