@@ -1,0 +1,100 @@
+"""Corpus readers and windows, on the real Reuters-21578 files and on JSON Lines we write."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from graph_builder.corpus import ReadReport, clean_text, parse_reuters_date, read_corpus, read_jsonl_file
+from graph_builder.errors import CorpusError, InputError
+from graph_builder.windows import parse_date, window_of, window_span
+
+
+@pytest.fixture(scope="module")
+def reuters(reuters_dir: Path):
+    return read_corpus([reuters_dir])
+
+
+def test_reuters_counts_and_skips(reuters) -> None:
+    articles, report = reuters
+    # 21,578 records = 19,778 read + 1,798 title-only briefs + 1 malformed date + 1 empty body.
+    assert len(articles) == 19_778
+    assert report.read == 19_778
+    assert dict(report.skipped) == {"brief_title_only": 1_798, "malformed_date": 1, "no_body": 1}
+    assert report.read + sum(report.skipped.values()) == 21_578
+    assert report.examples["malformed_date"] == ["reut2-017.sgm:6653 NEWID=17192"]
+    assert report.notes["latin1_decoded_file"] == 1  # reut2-017.sgm holds one Latin-1 byte
+
+
+def test_reuters_ids_dates_and_splits(reuters) -> None:
+    articles, _ = reuters
+    ids = [int(a.id) for a in articles]
+    assert len(set(ids)) == len(ids)
+    assert min(ids) == 1 and max(ids) == 21_578
+    dates = [a.date for a in articles]
+    assert min(dates) == dt.date(1987, 2, 26) and max(dates) == dt.date(1987, 10, 20)
+    assert {a.split for a in articles} == {"TRAIN", "TEST", "NOT-USED"}
+    first = next(a for a in articles if a.id == "1")
+    assert first.title == "BAHIA COCOA REVIEW"
+    assert first.text.startswith("Showers continued throughout the week in the Bahia cocoa zone")
+    assert "&lt;" not in "".join(a.text for a in articles[:500])
+
+
+def test_reuters_date_quirks() -> None:
+    assert parse_reuters_date("26-FEB-1987 15:01:01.79") == dt.date(1987, 2, 26)
+    assert parse_reuters_date(" 3-MAR-1987  09:15:05.40") == dt.date(1987, 3, 3)
+    assert parse_reuters_date("27-MAR-1987 00:02:59.13&#5;&#5;&#5;RM") == dt.date(1987, 3, 27)
+    assert parse_reuters_date("31-APR-1987 00:00:00.00") is None
+    assert parse_reuters_date("garbage") is None
+
+
+def test_clean_text_entities_and_controls() -> None:
+    assert clean_text("&lt;Texaco Inc&gt; said&#3;\x07 caf\u00e9") == "<Texaco Inc> said café"
+
+
+def test_jsonl_bad_lines_are_counted_with_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "news.jsonl"
+    path.write_text("\n".join([
+        '{"id": "a1", "date": "2024-05-01", "title": "T", "text": "Exxon bought Texaco."}',
+        '{"id": "a2", "date": "2024-13-45", "text": "Bad date."}',
+        'not json at all',
+        '{"id": "a3", "date": "2024-05-02"}',
+        '["a", "list"]',
+        '',
+        '{"date": "2024-05-02", "text": "No id."}',
+        '{"id": 7, "date": "2024-05-03T10:00:00Z", "text": "Ünïcödé \u2028 text about Zürich."}',
+    ]), encoding="utf-8")
+    report = ReadReport()
+    articles = list(read_jsonl_file(path, report))
+    assert [a.id for a in articles] == ["a1", "7"]
+    assert articles[1].date == dt.date(2024, 5, 3)
+    assert dict(report.skipped) == {"malformed_date": 1, "invalid_json": 1, "missing_text": 1,
+                                    "not_an_object": 1, "missing_id": 1}
+    assert report.examples["invalid_json"] == ["news.jsonl:3"]
+    assert report.examples["missing_id"] == ["news.jsonl:7"]
+
+
+def test_unknown_corpus_format_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "x.csv").write_text("a,b\n")
+    with pytest.raises(CorpusError, match="unknown corpus format"):
+        read_corpus([tmp_path / "x.csv"])
+    with pytest.raises(CorpusError, match="no such file"):
+        read_corpus([tmp_path / "missing.sgm"])
+
+
+def test_windows_round_trip() -> None:
+    date = dt.date(1987, 3, 13)
+    w = window_of(date)
+    span = window_span(w)
+    assert span.start <= date <= span.end
+    assert (span.end - span.start).days == 2
+    assert window_of(span.start) == window_of(span.end) == w
+    assert window_of(span.end + dt.timedelta(days=1)) == w + 1
+    assert window_of(dt.date(1970, 1, 1)) == 0 and window_of(dt.date(1969, 12, 31)) == -1
+    assert window_span(w, 7).end - window_span(w, 7).start == dt.timedelta(days=6)
+    with pytest.raises(InputError):
+        window_of(date, 0)
+    with pytest.raises(InputError, match="not a date"):
+        parse_date("13/03/1987")

@@ -1,0 +1,131 @@
+"""Predicate normalisation, one rule per sentence: exact predicate, argument order and types."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_builder.extraction import extract_text
+from graph_builder.extraction.arguments import normalise
+
+# (sentence, expected triple (subject, predicate, object, subject_type, object_type)) — each a rule of REFERENCE §4.
+CASES = [
+    # plain transitive verb
+    ("John Smith visited Paris.", ("john smith", "(visit.1,visit.2)", "paris", "person", "location")),
+    # intransitive verb + preposition
+    ("John Smith arrived in Paris on Monday.", ("john smith", "(arrive.1,arrive.in.2)", "paris", "person", "location")),
+    # passive with by-phrase becomes active, agent first
+    ("The novel was written by Mary Shelley.", ("mary shelley", "(write.1,write.2)", "novel", "person", "thing")),
+    # passive with by-phrase, both entities
+    ("Google was fined by the European Commission.",
+     ("european commission", "(fine.1,fine.2)", "google", "organization", "organization")),
+    # passive without by-phrase keeps slot 2
+    ("Ephedrine is used in Germany.", ("ephedrine", "(use.2,use.in.2)", "germany", "thing", "location")),
+    # passive without by-phrase, past tense
+    ("General Motors was sued in Detroit.",
+     ("general motors", "(sue.2,sue.in.2)", "detroit", "organization", "location")),
+    # negation
+    ("Google did not visit Paris.", ("google", "NEG__(visit.1,visit.2)", "paris", "organization", "location")),
+    # negation with "never"
+    ("Exxon never bought Texaco.", ("exxon", "NEG__(buy.1,buy.2)", "texaco", "organization", "organization")),
+    # two negations cancel
+    ("Reagan did not fail to visit Canada.",
+     ("reagan", "NEG__fail__(visit.1,visit.2)", "canada", "person", "location")),
+    # particle verb merged
+    ("Chrysler took over American Motors.",
+     ("chrysler", "(take.over.1,take.over.2)", "american motors", "organization", "organization")),
+    # particle verb with preposition
+    ("IBM gave up in Boston.", ("ibm", "(give.up.1,give.up.in.2)", "boston", "organization", "location")),
+    # controlling verb as prefix
+    ("Barack Obama wants to visit Germany.",
+     ("barack obama", "want__(visit.1,visit.2)", "germany", "person", "location")),
+    # controlling verb "agree"
+    ("Fiat agreed to buy Chrysler.", ("fiat", "agree__(buy.1,buy.2)", "chrysler", "organization", "organization")),
+    # negated controlling verb
+    ("Japan refused to open its markets to Washington.",
+     ("japan", "refuse__(open.1,open.to.2)", "washington", "location", "location")),
+    # modal dropped
+    ("Texaco would sell its stake to Exxon.", ("texaco", "(sell.1,sell.to.2)", "exxon", "organization", "organization")),
+    # modal "can" dropped
+    ("Britain can export oil to France.", ("britain", "(export.1,export.to.2)", "france", "location", "location")),
+    # light verb keeps the noun
+    ("France maintains relations with Germany.",
+     ("france", "(maintain.1,maintain.relation.with.2)", "germany", "location", "location")),
+    # light verb "hold talks with"
+    ("Reagan held talks with Gorbachev.", ("reagan", "(hold.1,hold.talk.with.2)", "gorbachev", "person", "person")),
+    # copula + noun + preposition
+    ("BP is the owner of Sohio.", ("bp", "(owner.of.1,owner.of.2)", "sohio", "organization", "location")),
+    # copula + adjective + preposition
+    ("Kanamycin is useful in Brazil.", ("kanamycin", "(useful.1,useful.in.2)", "brazil", "person", "location")),
+    # coordinated verbs share the subject (first conjunct)
+    ("Reagan met Thatcher and signed a treaty with Gorbachev.",
+     ("reagan", "(meet.1,meet.2)", "thatcher", "person", "person")),
+    # coordinated verbs share the subject (second conjunct, light verb)
+    ("Reagan met Thatcher and signed a treaty with Gorbachev.",
+     ("reagan", "(sign.1,sign.treaty.with.2)", "gorbachev", "person", "person")),
+    # coordinated subjects each get the relation
+    ("Mitsubishi and Toyota signed an agreement with Ford.",
+     ("toyota", "(sign.1,sign.agreement.with.2)", "ford", "organization", "organization")),
+    # coordinated objects each get the relation
+    ("The Bank of Japan bought dollars in Tokyo and London.",
+     ("bank of japan", "(buy.1,buy.in.2)", "london", "organization", "location")),
+    # two prepositional objects: the object slot ranks before the prepositional one
+    ("The Bank of Japan sold yen to Citibank.", ("yen", "(sell.2,sell.to.2)", "citibank", "thing", "organization")),
+    # clausal complement: the embedded relation is extracted
+    ("Officials said Exxon will not be acquired by Mobil.",
+     ("mobil", "NEG__(acquire.1,acquire.2)", "exxon", "organization", "organization")),
+    # relative clause: the modified noun fills the relative pronoun's slot
+    ("Lotus, which acquired Software Arts, is based in Boston.",
+     ("lotus", "(acquire.1,acquire.2)", "software arts", "organization", "organization")),
+    # reduced passive relative (participle) keeps slot 2
+    ("A company based in Boston bought Lotus.", ("company", "(base.2,base.in.2)", "boston", "thing", "location")),
+    # determiners stripped from arguments
+    ("Reagan visited the Netherlands.", ("reagan", "(visit.1,visit.2)", "netherlands", "person", "location")),
+    # a light-verb noun keeps its preposition; the possessor is not part of the predicate
+    ("Exxon bought Mobil's refinery in Texas.",
+     ("exxon", "(buy.1,buy.refinery.in.2)", "texas", "organization", "location")),
+    # common-noun argument lemmatised, compound kept
+    ("IBM cut computer prices.", ("ibm", "(cut.1,cut.2)", "computer price", "organization", "thing")),
+    # event type
+    ("Germany hosted the World Cup.", ("germany", "(host.1,host.2)", "world cup", "location", "event")),
+    # law type
+    ("Congress passed the Clean Air Act.", ("congress", "(pass.1,pass.2)", "clean air act", "organization", "law")),
+    # building type (FAC)
+    ("Reagan spoke at the White House.", ("reagan", "(speak.1,speak.at.2)", "white house", "person", "building")),
+    # dates are adjuncts, not arguments
+    ("Exxon reported profits in March.", ("exxon", "(report.1,report.2)", "profit", "organization", "thing")),
+]
+
+
+@pytest.mark.parametrize(("sentence", "expected"), CASES, ids=[c[0][:40] for c in CASES])
+def test_rule(sentence: str, expected: tuple[str, str, str, str, str]) -> None:
+    triples = {(t["subject"], t["predicate"], t["object"], t["subject_type"], t["object_type"])
+               for t in extract_text(sentence)}
+    assert expected in triples
+
+
+def test_normalise_strips_determiners_possessives_and_spaces() -> None:
+    assert normalise(["The", "Bank", "of", "Japan", "'s"]) == "bank of japan"
+    assert normalise(["  New", "York  "]) == "new york"
+
+
+def test_negated_flag_matches_prefix() -> None:
+    triples = extract_text("Google did not visit Paris. Exxon bought Texaco.")
+    assert {(t["predicate"], t["negated"]) for t in triples} == {
+        ("NEG__(visit.1,visit.2)", True), ("(buy.1,buy.2)", False)}
+
+
+def test_no_triple_without_named_entity() -> None:
+    assert extract_text("Aspirin is the treatment for headaches.") == []
+
+
+def test_pronouns_are_not_arguments() -> None:
+    assert all(t["subject"] not in {"it", "he", "they"} for t in extract_text("It bought Texaco. He visited Paris."))
+
+
+def test_dates_are_not_arguments() -> None:
+    assert all("march" not in (t["subject"], t["object"]) for t in extract_text("Exxon reported profits in March."))
+
+
+def test_light_noun_not_paired_with_own_preposition_object() -> None:
+    preds = {(t["subject"], t["predicate"]) for t in extract_text("France maintains relations with Germany.")}
+    assert ("relation", "(maintain.2,maintain.relation.with.2)") not in preds
