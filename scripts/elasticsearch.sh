@@ -63,9 +63,13 @@ cmd_install() {
   local staging="$ES_ROOT/.staging.$$"
   rm -rf "$staging"
   log "fetching org.elasticsearch.distribution.integ-test-zip:elasticsearch:$VERSION:zip from Maven Central"
-  mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.6.1:unpack \
+  mkdir -p "$staging"
+  # Run outside any project (a subshell in the staging folder) and keep the plugin's marker files there,
+  # or it drops a literal `${project.basedir}/target` folder into the current directory.
+  (cd "$staging" && mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.6.1:unpack \
     -Dartifact="org.elasticsearch.distribution.integ-test-zip:elasticsearch:$VERSION:zip" \
-    -DoutputDirectory="$staging" -Dmdep.overWriteReleases=true >&2
+    -DoutputDirectory="$staging" -DmarkersDirectory="$staging/.markers" \
+    -Dmdep.overWriteReleases=true >&2)
   [[ -x "$staging/elasticsearch-$VERSION/bin/elasticsearch" ]] || die "unpacked zip has no bin/elasticsearch"
   mv "$staging/elasticsearch-$VERSION" "$DIST"
   rm -rf "$staging"

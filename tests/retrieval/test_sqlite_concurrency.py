@@ -1,0 +1,69 @@
+"""The embedded store serves many concurrent readers (threads and processes) while one writer ingests."""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing as mp
+import threading
+from pathlib import Path
+
+from retrieval.backends.sqlite import SQLiteStore
+from tests.retrieval.rows import triple
+
+DAY = dt.date(1987, 3, 4)
+BATCHES, PER_BATCH = 20, 50
+
+
+def _batch(b: int) -> list[dict[str, object]]:
+    return [triple(b * PER_BATCH + i, DAY, "opec", "oil", article=f"x{b}") for i in range(PER_BATCH)]
+
+
+def _reader_process(path: str, rounds: int, out: "mp.Queue[object]") -> None:
+    """Read repeatedly in another process; report the counts seen (or the error)."""
+    try:
+        store = SQLiteStore(path, create=False)
+        seen = [len(store.evidence(store.windows()[0].id, "oil", "opec")) for _ in range(rounds)]
+        out.put(seen)
+    except Exception as exc:  # pragma: no cover - reported to the test
+        out.put(repr(exc))
+
+
+def test_readers_never_fail_or_see_partial_batches_while_writing(tmp_path: Path) -> None:
+    """Readers in 4 threads and 2 processes see only whole batches, growing, and never an error."""
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path)
+    store.add_triples(_batch(0))
+    window = store.windows()[0].id
+    errors: list[BaseException] = []
+    seen: dict[int, list[int]] = {}
+    done = threading.Event()
+
+    def reader(k: int) -> None:
+        counts = seen.setdefault(k, [])
+        try:
+            while not done.is_set():
+                counts.append(len(store.evidence(window, "opec", "oil")))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    ctx = mp.get_context("spawn")
+    queue: mp.Queue[object] = ctx.Queue()
+    procs = [ctx.Process(target=_reader_process, args=(str(path), 200, queue)) for _ in range(2)]
+    threads = [threading.Thread(target=reader, args=(k,)) for k in range(4)]
+    for worker in [*procs, *threads]:
+        worker.start()
+    writer = SQLiteStore(path)
+    for b in range(1, BATCHES):
+        assert writer.add_triples(_batch(b)) == PER_BATCH
+    done.set()
+    for t in threads:
+        t.join()
+    results = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join()
+    assert errors == []
+    for counts in [*seen.values(), *results]:
+        assert isinstance(counts, list) and counts, counts
+        assert all(c % PER_BATCH == 0 for c in counts)  # a batch is one transaction
+        assert counts == sorted(counts)  # a reader never goes back in time
+    assert len(store.evidence(window, "oil", "opec")) == BATCHES * PER_BATCH
