@@ -20,9 +20,9 @@ app = typer.Typer(
 
 def _register_commands() -> None:
     # Imported here so `egqa --help` lists every group; each module registers its own commands.
-    from service.commands import extract
+    from service.commands import extract, graph
 
-    for module in (extract,):
+    for module in (extract, graph):
         module.register(app)
 
 

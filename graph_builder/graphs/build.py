@@ -73,7 +73,7 @@ def count_triples(triples: Path, scheduler: str | None = None, progress: bool = 
         return merge_counts(parts), total
     from dask.distributed import Client, as_completed  # optional: only builds on a cluster need it
 
-    with Client(scheduler, set_as_default=False) as client:
+    with Client(scheduler) as client:
         futures = client.map(shard_counts, files, pure=False)
         parts = []
         for future in tqdm(as_completed(futures), total=len(futures), desc="counting shards (dask)",

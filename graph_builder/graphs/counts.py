@@ -92,18 +92,16 @@ def partial_counts(table: pa.Table) -> pa.Table:
         "feature": _join(pc.if_else(ordered, d_s, d_o), pc.if_else(ordered, d_o, d_s)),
     })]
 
-    s_t, s_s, s_o, s_p = st.filter(same), subj.filter(same), obj.filter(same), pred.filter(same)
+    # Same types, a1 == a2 skipped: a pair `a#a` cannot tell the slots apart, and dropping it whole
+    # keeps each t_1/t_2 graph exactly mirror-symmetric (scores do not depend on which slot is t_1).
+    keep = pc.and_(same, pc.not_equal(subj, obj))
+    s_t, s_s, s_o, s_p = st.filter(keep), subj.filter(keep), obj.filter(keep), pred.filter(keep)
     t1 = pc.binary_join_element_wise(s_t, "_1", "")
     t2 = pc.binary_join_element_wise(s_t, "_2", "")
     graph = _join(s_t, s_t)
     parts.append(pa.table({"graph": graph, "node": _join(s_p, t1, t2), "feature": _join(s_s, s_o)}))
-    # Reversed orientation: the predicate's slot 1 plays t_2; skipped when both arguments are equal.
-    distinct = pc.not_equal(s_s, s_o)
-    parts.append(pa.table({
-        "graph": graph.filter(distinct),
-        "node": _join(s_p.filter(distinct), t2.filter(distinct), t1.filter(distinct)),
-        "feature": _join(s_o.filter(distinct), s_s.filter(distinct)),
-    }))
+    # Reversed orientation: the predicate's slot 1 plays t_2, the feature lists the t_1 argument first.
+    parts.append(pa.table({"graph": graph, "node": _join(s_p, t2, t1), "feature": _join(s_o, s_s)}))
     rows = pa.concat_tables(parts)
     agg = rows.group_by(["graph", "node", "feature"]).aggregate([([], "count_all")])
     return agg.rename_columns({"count_all": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)

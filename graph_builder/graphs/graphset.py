@@ -1,0 +1,207 @@
+"""The read side of graph artefacts: `GraphSet.load(dir)` and entailment scores for the service."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graph_builder.errors import InputError, NotFoundError
+from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest
+from graph_builder.graphs.counts import graph_name, typed_node
+from graph_builder.graphs.fuzzy import FUZZY_LIMIT, FUZZY_MIN_COUNT, FuzzyEntry, FuzzyIndex
+
+
+def parse_types(types: str | Sequence[str]) -> tuple[str, str]:
+    """Return (type of slot 1, type of slot 2) from `A#B` or a pair."""
+    parts = types.split("#") if isinstance(types, str) else list(types)
+    if len(parts) != 2 or not all(parts):
+        raise InputError(f"types must be two types like person#location, got {types!r}")
+    return parts[0], parts[1]
+
+
+@dataclass(frozen=True)
+class Query:
+    """Does `premise` entail `hypothesis`? `types` are the hypothesis' slot types; `premise_reversed`
+    says the premise holds the same arguments in the other order."""
+
+    premise: str
+    hypothesis: str
+    types: tuple[str, str]
+    premise_reversed: bool = False
+
+
+@dataclass(frozen=True)
+class BatchScores:
+    """Scores of a batch; `stage` tells how each was found: typed, fuzzy, backoff or none."""
+
+    scores: npt.NDArray[np.float64]
+    stage: list[str]
+
+    @property
+    def grounded(self) -> npt.NDArray[np.bool_]:
+        """Whether both predicates of a query were found in some graph."""
+        return np.array([s != "none" for s in self.stage], dtype=bool)
+
+
+def lookup_scores(matrix: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, rows: npt.NDArray[np.int64],
+                  cols: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Return matrix[rows[i], cols[i]] for all i (0 where no edge), reading only the rows involved."""
+    data, indices, indptr = matrix
+    if rows.size == 0:
+        return np.zeros(0)
+    urows = np.unique(rows)
+    starts = np.asarray(indptr[urows], dtype=np.int64)
+    lens = np.asarray(indptr[urows + 1], dtype=np.int64) - starts
+    total = int(lens.sum())
+    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+    # Rows ascending and columns sorted inside each row, so the keys are sorted for searchsorted.
+    keys = np.repeat(urows.astype(np.int64), lens) * n + np.asarray(indices[offsets], dtype=np.int64)
+    wanted = rows.astype(np.int64) * n + cols.astype(np.int64)
+    loc = np.searchsorted(keys, wanted)
+    loc_c = np.minimum(loc, max(total - 1, 0))
+    hit = (loc < total) & (keys[loc_c] == wanted) if total else np.zeros(wanted.size, dtype=bool)
+    out = np.where(hit, np.asarray(data[offsets[loc_c]], dtype=np.float64) if total else 0.0, 0.0)
+    out[rows == cols] = 1.0  # self-edges are 1 (imported rule sets do not store them)
+    return out
+
+
+class GraphSet:
+    """All graphs of one build or import, with the fuzzy index; scores premise -> hypothesis."""
+
+    def __init__(self, path: Path, manifest: dict[str, Any], graphs: dict[str, Graph]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.graphs = graphs
+        self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
+        self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
+                                for node, c in zip(g.nodes, g.counts))
+
+    @classmethod
+    def load(cls, path: Path, verify: bool = True) -> GraphSet:
+        """Open a graph set folder: check manifests and checksums, memory-map every matrix."""
+        path = Path(path)
+        manifest = read_graphset_manifest(path, verify)
+        graphs = {name: load_graph(path / name, verify) for name in sorted(manifest["graphs"])}
+        return cls(path, manifest, graphs)
+
+    @property
+    def measures(self) -> list[str]:
+        """Measures every graph of the set holds."""
+        return sorted(self.manifest["measures"])
+
+    @property
+    def default_measure(self) -> str:
+        """BInc when the set has it, else its first measure."""
+        return "binc" if "binc" in self.manifest["measures"] else self.measures[0]
+
+    def check_measure(self, measure: str | None) -> str:
+        """Return a measure this set holds (default when None), else raise InputError listing them."""
+        measure = measure or self.default_measure
+        if measure not in self.manifest["measures"]:
+            raise InputError(f"measure {measure!r} not in {self.path}; available: {', '.join(self.measures)}")
+        return measure
+
+    def node(self, predicate: str, types: str | Sequence[str], reversed_: bool = False) -> tuple[Graph, int]:
+        """Return the graph and row of a typed predicate, or raise NotFoundError."""
+        a, b = parse_types(types)
+        name = graph_name(a, b)
+        graph = self.graphs.get(name)
+        if graph is None:
+            raise NotFoundError(f"no graph for types {a}#{b} in {self.path} ({len(self.graphs)} graphs)")
+        node = typed_node(predicate, a, b, reversed_)
+        if node not in graph.index:
+            raise NotFoundError(f"predicate {node} is not a node of graph {name}")
+        return graph, graph.index[node]
+
+    def neighbours(self, predicate: str, types: str | Sequence[str], measure: str | None = None,
+                   direction: str = "entails", limit: int | None = None) -> list[tuple[str, float]]:
+        """Return (node, score) edges of a typed predicate, best first by (-score, node), no self-edge."""
+        measure = self.check_measure(measure)
+        graph, row = self.node(predicate, types)
+        data, indices, indptr = graph.matrices[measure]
+        if direction == "entails":
+            cols = np.asarray(indices[indptr[row]:indptr[row + 1]])
+            vals = np.asarray(data[indptr[row]:indptr[row + 1]])
+        elif direction == "entailed_by":
+            hits = np.flatnonzero(np.asarray(indices) == row)
+            cols = np.searchsorted(np.asarray(indptr), hits, side="right") - 1
+            vals = np.asarray(data[hits])
+        else:
+            raise InputError(f"direction must be 'entails' or 'entailed_by', got {direction!r}")
+        keep = cols != row
+        pairs = sorted(((graph.nodes[int(c)], float(v)) for c, v in zip(cols[keep], vals[keep])),
+                       key=lambda x: (-x[1], x[0]))
+        return pairs[:limit] if limit is not None else pairs
+
+    def score(self, premise: str, hypothesis: str, types: str | Sequence[str], measure: str | None = None,
+              premise_reversed: bool = False, fuzzy: bool = True) -> float:
+        """Return the entailment score premise -> hypothesis (typed, then fuzzy, then cross-graph)."""
+        query = Query(premise, hypothesis, parse_types(types), premise_reversed)
+        return float(self.score_batch([query], measure, fuzzy).scores[0])
+
+    def _candidates(self, graph: Graph, predicate: str) -> list[int]:
+        return [graph.index[e.node] for e in
+                self.fuzzy.lookup(predicate, graph.name, FUZZY_LIMIT, self.min_count)]
+
+    def _resolve(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
+        a, b = q.types
+        typed = self.graphs.get(graph_name(a, b))
+        if typed is not None:
+            p = typed.index.get(typed_node(q.premise, a, b, q.premise_reversed))
+            h = typed.index.get(typed_node(q.hypothesis, a, b))
+            if p is not None and h is not None:
+                return "typed", [(typed.name, [p], [h])]
+            if fuzzy:
+                ps, hs = self._candidates(typed, q.premise), self._candidates(typed, q.hypothesis)
+                if ps and hs:
+                    return "fuzzy", [(typed.name, ps, hs)]
+        if not fuzzy:
+            return "none", []
+        # Cross-graph backoff: every graph knowing both predicates (any orientation) gives one score.
+        found = []
+        prem_graphs = {e.graph for e in self.fuzzy.lookup(q.premise, None, 10**9, self.min_count)}
+        for name in sorted(prem_graphs):
+            graph = self.graphs[name]
+            ps, hs = self._candidates(graph, q.premise), self._candidates(graph, q.hypothesis)
+            if ps and hs:
+                found.append((name, ps, hs))
+        return ("backoff", found) if found else ("none", [])
+
+    def score_batch(self, queries: Sequence[Query], measure: str | None = None, fuzzy: bool = True) -> BatchScores:
+        """Score many queries with one vectorised CSR lookup per graph; max within a graph, mean across."""
+        measure = self.check_measure(measure)
+        stages: list[str] = []
+        per_graph: dict[str, list[tuple[int, int, int]]] = {}
+        for qid, q in enumerate(queries):
+            stage, groups = self._resolve(q, fuzzy)
+            stages.append(stage)
+            for name, ps, hs in groups:
+                bucket = per_graph.setdefault(name, [])
+                bucket.extend((qid, p, h) for p in ps for h in hs)
+        n_q = len(queries)
+        names = sorted(per_graph)
+        qids, gids, vals = [], [], []
+        for gi, name in enumerate(names):
+            arr = np.asarray(per_graph[name], dtype=np.int64)
+            graph = self.graphs[name]
+            vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), arr[:, 1], arr[:, 2]))
+            qids.append(arr[:, 0])
+            gids.append(np.full(arr.shape[0], gi, dtype=np.int64))
+        scores = np.zeros(n_q)
+        if names:
+            q_all, g_all, v_all = np.concatenate(qids), np.concatenate(gids), np.concatenate(vals)
+            key = q_all * len(names) + g_all
+            order = np.argsort(key, kind="stable")
+            key, v_all = key[order], v_all[order]
+            starts = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
+            best = np.maximum.reduceat(v_all, starts)
+            q_of = key[starts] // len(names)
+            sums = np.bincount(q_of, weights=best, minlength=n_q)
+            counts = np.bincount(q_of, minlength=n_q)
+            scores = np.divide(sums, counts, out=np.zeros(n_q), where=counts > 0)
+        return BatchScores(scores=scores, stage=stages)

@@ -1,0 +1,195 @@
+"""LevyHolt intrinsic evaluation (REFERENCE §6): score premise -> hypothesis pairs in a graph set.
+
+Files hold `hypothesis TAB premise TAB True/False`; True means the premise (column 2) entails the
+hypothesis (column 1). `*_rels.txt` gives reference-format predicates with `arg::type`; `*_s.txt`
+gives readable `arg1,predicate,arg2`, which we parse with our own extractor.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from graph_builder.errors import InputError, ModelMissingError
+from graph_builder.graphs.graphset import GraphSet, Query
+
+log = logging.getLogger(__name__)
+FORMATS = {"rels": "_rels.txt", "s": "_s.txt"}
+Extractor = Callable[[str], list[dict[str, object]]]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One proposition: predicate with its two arguments and their types, in slot order."""
+
+    predicate: str
+    arg1: str
+    type1: str
+    arg2: str
+    type2: str
+
+
+@dataclass(frozen=True)
+class LevyPair:
+    """A LevyHolt entry; a side is None when its predicate could not be read."""
+
+    hypothesis: Side | None
+    premise: Side | None
+    label: bool
+
+
+def _label(text: str, where: str) -> bool:
+    value = text.strip()
+    if value not in ("True", "False"):
+        raise InputError(f"{where}: label must be True or False, got {value!r}")
+    return value == "True"
+
+
+def parse_rels_side(field: str) -> Side | None:
+    """Read `(pred.1,pred.2) arg1::type1 arg2::type2`; None for an empty (unparsed) field."""
+    tokens = field.split()
+    if len(tokens) != 3 or "::" not in tokens[1] or "::" not in tokens[2]:
+        return None
+    a1, t1 = tokens[1].rsplit("::", 1)
+    a2, t2 = tokens[2].rsplit("::", 1)
+    return Side(tokens[0], a1, t1, a2, t2)
+
+
+def read_rels(path: Path) -> list[LevyPair]:
+    """Read a LevyHolt `*_rels.txt` file."""
+    pairs = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise InputError(f"{path}:{lineno}: expected hypothesis TAB premise TAB label")
+        pairs.append(LevyPair(parse_rels_side(parts[0]), parse_rels_side(parts[1]), _label(parts[2], f"{path}:{lineno}")))
+    return pairs
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in text.lower().replace("-", " ").split() if w}
+
+
+def readable_side(field: str, extract: Extractor, cache: dict[str, Side | None]) -> Side | None:
+    """Parse `arg1,predicate,arg2` as the sentence "arg1 predicate arg2." and keep the triple whose
+    arguments match the given ones best (either order: a passive with a by-phrase turns them round)."""
+    if field in cache:
+        return cache[field]
+    first, last = field.find(","), field.rfind(",")
+    if first < 0 or first == last:
+        cache[field] = None
+        return None
+    arg1, pred, arg2 = field[:first].strip(), field[first + 1:last].strip(), field[last + 1:].strip()
+    best: tuple[float, Side] | None = None
+    for t in extract(f"{arg1} {pred} {arg2}."):
+        s, o = _words(str(t["subject"])), _words(str(t["object"]))
+        w1, w2 = _words(arg1), _words(arg2)
+        match = max(len(s & w1) + len(o & w2), len(s & w2) + len(o & w1))
+        side = Side(str(t["predicate"]), str(t["subject"]), str(t["subject_type"]), str(t["object"]),
+                    str(t["object_type"]))
+        if match > 0 and (best is None or match > best[0]):
+            best = (match, side)
+    cache[field] = best[1] if best else None
+    return cache[field]
+
+
+def read_readable(path: Path, extract: Extractor | None = None) -> list[LevyPair]:
+    """Read a LevyHolt `*_s.txt` file, predicates parsed by our extractor."""
+    if extract is None:
+        try:
+            from graph_builder.extraction import extract_text as extract
+        except ImportError as exc:
+            raise ModelMissingError(f"the extractor is not available ({exc}); use --format rels") from exc
+    cache: dict[str, Side | None] = {}
+    pairs = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for lineno, line in enumerate(tqdm(lines, desc=f"parsing {path.name}", unit="pair"), 1):
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise InputError(f"{path}:{lineno}: expected hypothesis TAB premise TAB label")
+        pairs.append(LevyPair(readable_side(parts[0], extract, cache), readable_side(parts[1], extract, cache),
+                              _label(parts[2], f"{path}:{lineno}")))
+    return pairs
+
+
+def to_query(pair: LevyPair) -> Query | None:
+    """Turn a pair into a graph query in the hypothesis' argument order (None if a side is missing)."""
+    h, p = pair.hypothesis, pair.premise
+    if h is None or p is None:
+        return None
+    aligned = p.arg1 == h.arg1 or p.arg2 == h.arg2
+    swapped = p.arg1 == h.arg2 or p.arg2 == h.arg1
+    return Query(p.predicate, h.predicate, (h.type1, h.type2), premise_reversed=swapped and not aligned)
+
+
+def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return (scores, grounded flags) of premise -> hypothesis for every pair; unreadable pairs score 0."""
+    queries = [to_query(p) for p in pairs]
+    present = [i for i, q in enumerate(queries) if q is not None]
+    batch = graphset.score_batch([queries[i] for i in present], measure)
+    scores = np.zeros(len(pairs))
+    grounded = np.zeros(len(pairs), dtype=bool)
+    scores[present] = batch.scores
+    grounded[present] = batch.grounded
+    return scores, grounded
+
+
+def dataset_dirs(data_dir: Path) -> list[Path]:
+    """Return the LevyHolt set folders under data_dir (dev, dev_dir), or data_dir itself if it is one."""
+    if any(data_dir.glob("*_rels.txt")):
+        return [data_dir]
+    dirs = sorted(d for d in data_dir.iterdir() if d.is_dir() and any(d.glob("*_rels.txt"))) if data_dir.is_dir() else []
+    if not dirs:
+        raise InputError(f"{data_dir}: no LevyHolt files (*_rels.txt) here or in its sub-folders")
+    return dirs
+
+
+def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str] = ("rels",),
+                      png: Path | None = None, extract: Extractor | None = None) -> list[dict[str, Any]]:
+    """Return one row per (set, format, measure) with AUC_norm, AUC_50, xi and coverage; write PR PNGs."""
+    from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
+
+    rows = []
+    for fmt in formats:
+        if fmt not in FORMATS:
+            raise InputError(f"unknown LevyHolt format {fmt!r}; valid: {', '.join(FORMATS)}")
+    for folder in dataset_dirs(data_dir):
+        for fmt in formats:
+            path = folder / f"{folder.name}{FORMATS[fmt]}"
+            if not path.is_file():
+                matches = sorted(folder.glob(f"*{FORMATS[fmt]}"))
+                if not matches:
+                    raise InputError(f"{folder}: no *{FORMATS[fmt]} file")
+                path = matches[0]
+            pairs = read_rels(path) if fmt == "rels" else read_readable(path, extract)
+            labels = np.array([p.label for p in pairs], dtype=bool)
+            curves = {}
+            for measure in graphset.measures:
+                scores, grounded = score_pairs(graphset, pairs, measure)
+                metrics = evaluate_scores(labels, scores)
+                curves[measure] = pr_curve(labels, scores)
+                rows.append({"set": folder.name, "format": fmt, "measure": measure, **metrics,
+                             "grounded": float(grounded.mean()),
+                             "parsed": float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))})
+            target = (png.with_name(f"{png.stem}_{folder.name}_{fmt}{png.suffix or '.png'}") if png is not None
+                      else graphset.path / f"levyholt_{folder.name}_{fmt}.png")
+            plot_pr_curves(curves, target, title=f"LevyHolt {folder.name} ({fmt}) on {graphset.path.name}")
+            log.info("PR curves written to %s", target)
+    return rows
+
+
+def format_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Render evaluation rows as a fixed-width table, percentages for the areas and coverage."""
+    head = f"{'set':<8} {'format':<6} {'measure':<8} {'n':>5} {'xi':>6} {'AUC_norm':>9} {'AUC_50':>7} {'coverage':>9} {'grounded':>9}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<8} {r['n']:>5} {r['xi']:>6.3f} "
+                     f"{100 * r['auc_norm']:>9.2f} {100 * r['auc_50']:>7.2f} {100 * r['coverage']:>8.1f}% "
+                     f"{100 * r['grounded']:>8.1f}%")
+    return "\n".join(lines)

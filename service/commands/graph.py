@@ -1,0 +1,125 @@
+"""`egqa graph build|show|import|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from graph_builder.errors import InputError
+from graph_builder.graphs.build import BuildParams, build_graphs
+from graph_builder.graphs.graphset import GraphSet, parse_types
+
+graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, export, evaluate.",
+                        no_args_is_help=True)
+
+
+@graph_app.command("build")
+def build(
+    triples: Annotated[Path, typer.Argument(help="Triples dataset folder (part-*.parquet).")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder of the graph set.")],
+    min_predicates_per_pair: Annotated[int, typer.Option(help="Cutoff 1: argument pairs need this many distinct predicates.")] = 3,
+    min_pairs_per_predicate: Annotated[int, typer.Option(help="Cutoff 2: predicates need this many surviving argument pairs.")] = 3,
+    top_k: Annotated[int | None, typer.Option(help="Keep at most this many neighbours per node.")] = None,
+    min_score: Annotated[float, typer.Option(help="Drop edges scoring below this.")] = 0.0,
+    measures: Annotated[str, typer.Option(help="Comma-separated measures.")] = "binc,weeds,lin,cos",
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing graph set at --out.")] = False,
+) -> None:
+    """Build one entailment graph per type pair from a triples dataset."""
+    params = BuildParams(min_predicates_per_pair=min_predicates_per_pair,
+                         min_pairs_per_predicate=min_pairs_per_predicate, top_k=top_k, min_score=min_score,
+                         measures=tuple(m.strip() for m in measures.split(",") if m.strip()))
+    summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
+    edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
+    typer.echo(f"triples {summary.triples:,}  graphs {summary.graphs:,}  nodes {summary.nodes:,}  edges: {edges}")
+    typer.echo(f"graph set: {out}")
+
+
+@graph_app.command("show")
+def show(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
+    predicate: Annotated[str, typer.Option("--predicate", help="Predicate, e.g. (visit.1,visit.2).")],
+    types: Annotated[str, typer.Option("--types", help="Slot types, e.g. person#location.")],
+    measure: Annotated[str | None, typer.Option(help="Measure (default binc, or the set's only one).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every edge of the node as JSON.")] = False,
+    limit: Annotated[int, typer.Option(help="Edges per direction in the text view.")] = 10,
+) -> None:
+    """Show the predicates a typed predicate entails and is entailed by, best first."""
+    result = show_node(GraphSet.load(graphs), predicate, types, measure)
+    if as_json:
+        typer.echo(orjson.dumps(result).decode())
+        return
+    typer.echo(f"{predicate}#{types}  [{result['measure']}]")
+    for key, arrow in (("entails", "->"), ("entailed_by", "<-")):
+        edges = result[key]
+        typer.echo(f"{key} ({len(edges)}):")
+        for edge in edges[:limit]:
+            typer.echo(f"  {arrow} {edge['score']:.4f}  {edge['predicate']}")
+
+
+def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | None) -> dict[str, object]:
+    """Return the `graph show --json` document of one node."""
+    measure = graphset.check_measure(measure)
+    a, b = parse_types(types)
+    return {
+        "predicate": predicate, "types": f"{a}#{b}", "measure": measure,
+        "entails": [{"predicate": p, "score": s} for p, s in graphset.neighbours(predicate, (a, b), measure, "entails")],
+        "entailed_by": [{"predicate": p, "score": s}
+                        for p, s in graphset.neighbours(predicate, (a, b), measure, "entailed_by")],
+    }
+
+
+@graph_app.command("import")
+def import_(
+    src: Annotated[Path, typer.Argument(help="Published graph files (hosseini: folder or *_sim.txt; berant: edge list).")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder of the graph set.")],
+    fmt: Annotated[str, typer.Option("--format", help="hosseini or berant.")] = "hosseini",
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing graph set at --out.")] = False,
+) -> None:
+    """Import published entailment graphs into egqa's artefact format."""
+    from graph_builder.graphs.importers import IMPORTERS
+
+    if fmt not in IMPORTERS:
+        raise InputError(f"unknown format {fmt!r}; valid: {', '.join(sorted(IMPORTERS))}")
+    manifest = IMPORTERS[fmt](src, out, overwrite=overwrite)
+    totals = manifest["totals"]
+    edges = "  ".join(f"{k} {v:,}" for k, v in totals["edges"].items())
+    typer.echo(f"graphs {totals['graphs']:,}  nodes {totals['nodes']:,}  edges: {edges}  "
+               f"(source rules {manifest['source'].get('rules', 'n/a')})")
+
+
+@graph_app.command("export")
+def export(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
+    graphml: Annotated[Path, typer.Option("--graphml", help="Output folder for one .graphml file per graph.")],
+    measure: Annotated[str | None, typer.Option(help="Measure to export (default binc).")] = None,
+) -> None:
+    """Export graphs as GraphML (networkx), one file per type pair, edge attribute `score`."""
+    from graph_builder.graphs.export import export_graphml
+
+    paths = export_graphml(GraphSet.load(graphs), graphml, measure)
+    typer.echo(f"wrote {len(paths)} GraphML file(s) to {graphml}")
+
+
+@graph_app.command("eval-levyholt")
+def eval_levyholt(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
+    data_dir: Annotated[Path, typer.Argument(help="LevyHolt folder (with dev/ and dev_dir/) or one of them.")],
+    fmt: Annotated[str, typer.Option("--format", help="rels, s (parsed by our extractor) or both.")] = "rels",
+    png: Annotated[Path | None, typer.Option(help="PR curve PNG (default: <graphs>/levyholt_<set>_<format>.png).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+) -> None:
+    """Score LevyHolt premise->hypothesis pairs and print AUC_norm, AUC_50 and coverage per measure."""
+    from graph_builder.graphs.levyholt import evaluate_levyholt, format_table
+
+    formats = ("rels", "s") if fmt == "both" else (fmt,)
+    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png)
+    typer.echo(orjson.dumps(rows).decode() if as_json else format_table(rows))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `graph` command group to the CLI."""
+    app.add_typer(graph_app, name="graph")
