@@ -134,6 +134,14 @@ class EvidenceStore(Protocol):
         """Release connections; the store is unusable afterwards."""
         ...
 
+    def __enter__(self) -> EvidenceStore:
+        """Return the store itself, for `with open_store(url) as store:`."""
+        ...
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the store."""
+        ...
+
 
 def pair_filter(row_subj: str, row_obj: str, arg_a: str, arg_b: str) -> bool | None:
     """Return the `aligned` flag when (row_subj, row_obj) is the pair in some order, else None."""
