@@ -37,8 +37,18 @@ BUILDER_VERSION = "egqa.booqa_builder.v1"
 REFERENCE_BUCKET_BOUNDS: tuple[int, ...] = (
     60, 100, 300, 500, 700, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 6000, 8000, 10000, 15000, 20000,
     30000, 50000, 100000)
-# Reuters-21578 is ~1/100 of NewsCrawl's size per window; a tenth of the bounds keeps several buckets busy.
-DEFAULT_BUCKET_BOUNDS: tuple[int, ...] = tuple(max(1, b // 10) for b in REFERENCE_BUCKET_BOUNDS)
+
+
+def scaled_bucket_bounds(scale: float) -> tuple[int, ...]:
+    """Return the REFERENCE bucket bounds multiplied by `scale` (rounded, duplicates merged)."""
+    if scale <= 0:
+        raise InputError(f"bucket scale must be positive, got {scale}")
+    return tuple(sorted({max(1, round(b * scale)) for b in REFERENCE_BUCKET_BOUNDS}))
+
+
+# Reuters-21578 is far smaller than NewsCrawl; a tenth of the bounds keeps several buckets busy.
+DEFAULT_BUCKET_SCALE = 0.1
+DEFAULT_BUCKET_BOUNDS: tuple[int, ...] = scaled_bucket_bounds(DEFAULT_BUCKET_SCALE)
 
 # Closed-class words that sit in predicates (prepositions, particles) but have no useful hyponyms.
 FUNCTION_WORDS = frozenset(

@@ -1,0 +1,88 @@
+"""`egqa benchmark build` and `egqa benchmark audit`: thin wrappers over the benchmark package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from benchmark.build import DEFAULT_BUCKET_SCALE, BuildConfig, scaled_bucket_bounds
+
+_DEFAULTS = BuildConfig()
+
+
+def build(
+    triples: Annotated[Path, typer.Argument(help="Triples dataset folder (from `egqa extract`).")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder: dev.jsonl, test.jsonl, stats.json.")],
+    min_pair_articles: Annotated[int, typer.Option(help="Starring pair: articles in the window (paper 15).")]
+    = _DEFAULTS.min_pair_articles,
+    min_pair_predicates: Annotated[int, typer.Option(help="Starring pair: distinct predicates in the window (paper 15).")]
+    = _DEFAULTS.min_pair_predicates,
+    min_predicate_pairs: Annotated[int, typer.Option(help="Felicitous predicate: distinct argument pairs (paper 30).")]
+    = _DEFAULTS.min_predicate_pairs,
+    max_negatives: Annotated[int, typer.Option(help="Negatives per positive at most.")] = _DEFAULTS.max_negatives,
+    negatives_per_positive: Annotated[float, typer.Option(help="Negatives per positive allowed in each frequency bucket.")]
+    = _DEFAULTS.negatives_per_positive,
+    max_span_tokens: Annotated[int, typer.Option(help="Longest predicate span replaced by a hyponym.")]
+    = _DEFAULTS.max_span_tokens,
+    hyponym_depth: Annotated[int, typer.Option(help="WordNet levels below a span (1 = direct hyponyms).")]
+    = _DEFAULTS.hyponym_depth,
+    bucket_scale: Annotated[float, typer.Option(help="Multiply the REFERENCE frequency-bucket bounds by this.")]
+    = DEFAULT_BUCKET_SCALE,
+    graph_split: Annotated[str, typer.Option(help="LEWISSPLIT of the graph-induction period (never evaluated).")]
+    = _DEFAULTS.graph_split,
+    eval_split: Annotated[str, typer.Option(help="LEWISSPLIT of the evaluation period.")] = _DEFAULTS.eval_split,
+    dev_fraction: Annotated[float, typer.Option(help="Share of candidate bundles in dev (earliest windows).")]
+    = _DEFAULTS.dev_fraction,
+    max_positives: Annotated[int, typer.Option(help="Positives per split at most (bundles sampled).")]
+    = _DEFAULTS.max_positives,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = _DEFAULTS.seed,
+    wordnet_cache: Annotated[Path | None, typer.Option(help="Where to lay out WordNet for NLTK.")] = None,
+) -> None:
+    """Build a BoOQA-style benchmark (dev and test JSON Lines plus stats) from a triples dataset."""
+    from benchmark.build import build_benchmark_files
+
+    bounds = scaled_bucket_bounds(bucket_scale)
+    config = BuildConfig(
+        min_pair_articles=min_pair_articles, min_pair_predicates=min_pair_predicates,
+        min_predicate_pairs=min_predicate_pairs, max_negatives=max_negatives,
+        negatives_per_positive=negatives_per_positive, max_span_tokens=max_span_tokens,
+        hyponym_depth=hyponym_depth, bucket_bounds=bounds, graph_split=graph_split, eval_split=eval_split,
+        dev_fraction=dev_fraction, max_positives=max_positives, seed=seed)
+    stats = build_benchmark_files(triples, out, config, wordnet_cache)
+    typer.echo(f"{'split':<6} {'windows':>7} {'positives':>9} {'negatives':>9} {'xi':>6}  dates")
+    for split, s in stats["splits"].items():  # type: ignore[union-attr]
+        dates = " .. ".join(s["dates"]) if s["dates"] else "-"
+        xi = f"{s['xi']:.3f}" if s["xi"] is not None else "-"
+        typer.echo(f"{split:<6} {s['windows']:>7} {s['positives']:>9} {s['negatives']:>9} {xi:>6}  {dates}")
+    typer.echo(f"{'all':<6} {stats['windows']:>7} {stats['positives']:>9} {stats['negatives']:>9} "
+               f"{stats['xi']:.3f}")
+    typer.echo(f"benchmark: {out}  (stats.json has the thresholds and buckets)")
+
+
+def audit(
+    file: Annotated[Path, typer.Argument(help="A benchmark JSON Lines file (e.g. test.jsonl).")],
+    folds: Annotated[int, typer.Option(help="Cross-validation folds, grouped by bundle.")] = 5,
+    c: Annotated[float, typer.Option("--c", help="Inverse regularisation strength of the logistic regression.")]
+    = 1.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Hypothesis-only artefact check: AUC_norm of a classifier that never sees evidence (lower is better)."""
+    from benchmark.audit import audit_file
+
+    result = audit_file(file, folds=folds, c=c)
+    if as_json:
+        typer.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        return
+    typer.echo(f"hypothesis-only AUC_norm {100 * result['auc_norm']:.1f}%  AUC_50 {100 * result['auc_50']:.1f}%  "
+               f"xi {result['xi']:.3f}  n {result['n']}  ({folds}-fold by bundle; published BoOQA 51.0%)")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `benchmark` command group to the CLI."""
+    group = typer.Typer(help="Build BoOQA-style benchmarks and audit them for artefacts.", no_args_is_help=True)
+    group.command("build")(build)
+    group.command("audit")(audit)
+    app.add_typer(group, name="benchmark")

@@ -1,0 +1,43 @@
+"""`egqa benchmark build` and `egqa benchmark audit` end to end on synthetic triples and real WordNet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from benchmark.wordnet import DEBIAN_WORDNET_DIR, INSTALL_HINT
+from graph_builder.triples import shard_path, write_shard
+from service.cli import app
+from tests.benchmark.test_audit import _bundles
+from tests.benchmark.test_build import synthetic_rows
+
+
+@pytest.mark.skipif(not (DEBIAN_WORDNET_DIR / "data.verb").is_file(),
+                    reason=f"WordNet 3.0 is not installed: {INSTALL_HINT}")
+def test_build_prints_the_stats_table(tmp_path: Path) -> None:
+    triples = tmp_path / "triples"
+    triples.mkdir()
+    write_shard(synthetic_rows(), shard_path(triples, "000"))
+    result = CliRunner().invoke(app, [
+        "benchmark", "build", str(triples), "--out", str(tmp_path / "bench"), "--min-pair-articles", "2",
+        "--min-pair-predicates", "2", "--min-predicate-pairs", "2", "--bucket-scale", "100",
+        "--wordnet-cache", str(tmp_path / "wn")])
+    assert result.exit_code == 0, result.output
+    stats = orjson.loads((tmp_path / "bench" / "stats.json").read_bytes())
+    assert stats["thresholds"]["min_pair_articles"] == 2
+    assert stats["thresholds"]["bucket_bounds"][0] == 6000
+    assert f"{stats['positives']:>9} {stats['negatives']:>9}" in result.output
+    assert (tmp_path / "bench" / "dev.jsonl").is_file() and (tmp_path / "bench" / "test.jsonl").is_file()
+
+
+def test_audit_reports_auc_norm(tmp_path: Path) -> None:
+    path = tmp_path / "planted.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in _bundles(60, planted=True)))
+    result = CliRunner().invoke(app, ["benchmark", "audit", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert orjson.loads(result.output)["auc_norm"] > 0.95
+    missing = CliRunner().invoke(app, ["benchmark", "audit", str(tmp_path / "none.jsonl")])
+    assert missing.exit_code != 0
