@@ -20,9 +20,9 @@ app = typer.Typer(
 
 def _register_commands() -> None:
     # Imported here so `egqa --help` lists every group; each module registers its own commands.
-    from service.commands import benchmark, extract, graph, index
+    from service.commands import benchmark, extract, graph, index, serve
 
-    for module in (extract, graph, benchmark, index):
+    for module in (extract, graph, index, serve, benchmark):
         module.register(app)
 
 

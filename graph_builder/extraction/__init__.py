@@ -42,8 +42,12 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
         ) from exc
 
 
-def doc_triples(doc: Doc) -> list[SentenceTriples]:
-    """Return the relations of every sentence of a parsed document, deduplicated within a sentence."""
+def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
+    """Return the relations of every sentence of a parsed document, deduplicated within a sentence.
+
+    `require_entity=False` also keeps relations between two common nouns (used to parse a hypothesis
+    whose arguments the user already chose).
+    """
     out = []
     for index, sent in enumerate(doc.sents):
         if len(sent.text) > MAX_SENTENCE_CHARS:
@@ -51,7 +55,7 @@ def doc_triples(doc: Doc) -> list[SentenceTriples]:
         seen: set[tuple[str, str, str]] = set()
         relations = []
         for frame in sentence_frames(sent):
-            for rel in frame_relations(frame):
+            for rel in frame_relations(frame, require_entity):
                 key = (rel.subj.norm, rel.predicate, rel.obj.norm)
                 if key not in seen:
                     seen.add(key)
@@ -75,10 +79,10 @@ def relation_dict(rel: Relation) -> dict[str, object]:
     }
 
 
-def extract_text(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, object]]:
+def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = True) -> list[dict[str, object]]:
     """Parse one text and return its triples as plain dicts (subject, predicate, object, types, negated)."""
     nlp = load_pipeline(model)
-    return [relation_dict(rel) for s in doc_triples(nlp(text)) for rel in s.relations]
+    return [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
 
 
 def pipe_docs(texts: Iterable[str], model: str = DEFAULT_MODEL, batch_size: int = 32) -> Iterator[Doc]:

@@ -247,7 +247,7 @@ def predicate_name(frame: Frame, first: Slot, second: Slot, negated: bool) -> st
     return f"{NEGATION_PREFIX if negated else ''}{prefix}{core}"
 
 
-def frame_relations(frame: Frame) -> Iterator[Relation]:
+def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relation]:
     """Yield every relation a frame states: each pair of slots with different roles."""
     slots = sorted(frame.slots, key=lambda s: s.rank)
     negated = frame.negations % 2 == 1
@@ -257,7 +257,7 @@ def frame_relations(frame: Frame) -> Iterator[Relation]:
                 continue
             if first.arg.head in second.words or second.arg.head in first.words:
                 continue  # a light-verb noun is part of the predicate, not an argument of it
-            if not (first.arg.is_entity or second.arg.is_entity):
+            if require_entity and not (first.arg.is_entity or second.arg.is_entity):
                 continue
             words = sorted({*frame.words, *first.words, *second.words}, key=lambda t: t.i)
             yield Relation(predicate_name(frame, first, second, negated), " ".join(t.text for t in words),

@@ -1,0 +1,164 @@
+"""The FastAPI app: `create_app(settings)` opens graphs and store once (lifespan) and serves thin routes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import ORJSONResponse
+
+from graph_builder import __version__
+from graph_builder.errors import EgqaError, InputError
+from graph_builder.graphs.graphset import GraphSet
+from graph_builder.windows import window_span
+from retrieval.factory import open_store
+from service.engine import ScoringEngine
+from service.errors import PayloadTooLarge, error_response, install_error_handlers
+from service.schemas import (
+    BatchRequest,
+    BatchResponse,
+    ErrorBody,
+    QueryRequest,
+    QueryResponse,
+    WindowOut,
+    answer_out,
+)
+from service.settings import Settings
+
+log = logging.getLogger(__name__)
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 404, 413, 422, 503)}
+
+
+def open_engine(settings: Settings) -> ScoringEngine:
+    """Open the graphs and the evidence store named by the settings and build the engine."""
+    graphs = GraphSet.load(settings.graphs_dir)
+    store = open_store(settings.store_url)
+    return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
+                         window_days=settings.window_days, max_evidence=settings.max_evidence)
+
+
+def _engine(request: Request) -> ScoringEngine:
+    engine: ScoringEngine | None = getattr(request.app.state, "engine", None)
+    if engine is None:
+        raise EgqaError("the service is not ready: graphs or store failed to open (see GET /ready)")
+    return engine
+
+
+def _window(engine: ScoringEngine, window_id: int) -> WindowOut:
+    span = window_span(window_id, engine.window_days)
+    return WindowOut(id=span.id, start=span.start, end=span.end)
+
+
+def create_app(settings: Settings | None = None, engine: ScoringEngine | None = None) -> FastAPI:
+    """Build the app; graphs and store are opened once at start-up unless an engine is given."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.settings = settings
+        app.state.engine = engine
+        app.state.startup_error = None
+        if engine is None:
+            try:
+                app.state.engine = await run_in_threadpool(open_engine, settings)
+            except EgqaError as exc:
+                app.state.startup_error = str(exc)
+                log.error("service not ready: %s", exc)
+        if app.state.engine is not None:
+            from graph_builder.extraction import load_pipeline
+            await run_in_threadpool(load_pipeline)  # parse free-text questions without a first-call delay
+        yield
+        if app.state.engine is not None and engine is None:
+            app.state.engine.store.close()
+
+    app = FastAPI(title="egqa", version=__version__, default_response_class=ORJSONResponse, lifespan=lifespan,
+                  description="Judges propositions about the news by entailment graphs over a window's evidence.")
+    install_error_handlers(app)
+
+    @app.get("/health", tags=["ops"])
+    def health() -> dict[str, str]:
+        """Liveness: the process answers."""
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/ready", tags=["ops"], responses={503: {"model": ErrorBody}})
+    def ready(request: Request) -> Any:
+        """Readiness: graphs loaded and the evidence store answering."""
+        if request.app.state.engine is None:
+            return error_response(503, "not_ready", request.app.state.startup_error or "starting")
+        try:
+            stats = request.app.state.engine.store.stats()
+        except EgqaError as exc:
+            return error_response(503, "store_unavailable", str(exc))
+        return {"status": "ready", "graphs": len(request.app.state.engine.graphs.graphs),
+                "store": {"backend": stats.backend, "triples": stats.triples, "windows": stats.windows}}
+
+    @app.post("/v1/query", response_model=QueryResponse, responses=ERRORS, tags=["qa"])
+    def query(body: QueryRequest, request: Request) -> QueryResponse:
+        """Judge one proposition in its window and explain the answer with evidence."""
+        engine = _engine(request)
+        answer = engine.judge([body.to_input()], body.to_options())[0]
+        return answer_out(answer, _window(engine, answer.hypothesis.window))
+
+    @app.post("/v1/query/batch", response_model=BatchResponse, responses=ERRORS, tags=["qa"])
+    def query_batch(body: BatchRequest, request: Request) -> BatchResponse:
+        """Judge many propositions with the same options; results come back in request order."""
+        engine = _engine(request)
+        if len(body.queries) > settings.max_batch:
+            raise PayloadTooLarge(f"batch of {len(body.queries)} propositions; the limit is {settings.max_batch}: "
+                                  "split it into smaller batches")
+        answers = engine.judge([q.to_input() for q in body.queries], body.to_options())
+        return BatchResponse(results=[answer_out(a, _window(engine, a.hypothesis.window)) for a in answers])
+
+    @app.get("/v1/entailment", responses=ERRORS, tags=["graphs"])
+    def entailment(request: Request, premise: Annotated[str, Query(max_length=300)],
+                   hypothesis: Annotated[str, Query(max_length=300)],
+                   types: Annotated[str, Query(max_length=100, examples=["person#location"])]) -> dict[str, Any]:
+        """Entailment scores premise -> hypothesis and back, under every measure."""
+        engine = _engine(request)
+        return {"premise": premise, "hypothesis": hypothesis, "types": types,
+                "scores": engine.entailment(premise, hypothesis, types)}
+
+    @app.get("/v1/predicates/neighbours", responses=ERRORS, tags=["graphs"])
+    def neighbours(request: Request, predicate: Annotated[str, Query(max_length=300)],
+                   types: Annotated[str, Query(max_length=100)], measure: str | None = None,
+                   limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> dict[str, Any]:
+        """What a typed predicate entails and what entails it, best first."""
+        engine = _engine(request)
+        measure = engine.graphs.check_measure(measure)
+        def edges(direction: str) -> list[dict[str, Any]]:
+            return [{"predicate": p, "score": s} for p, s in
+                    engine.graphs.neighbours(predicate, types, measure, direction, limit)]
+        return {"predicate": predicate, "types": types, "measure": measure,
+                "entails": edges("entails"), "entailed_by": edges("entailed_by")}
+
+    @app.get("/v1/graphs", tags=["graphs"])
+    def graphs(request: Request) -> dict[str, Any]:
+        """The loaded graphs: type pairs, node and edge counts, manifests."""
+        engine = _engine(request)
+        items = [{"name": g.name, "types": list(g.types), "nodes": len(g.nodes),
+                  "edges": {m: int(len(mat[0])) for m, mat in sorted(g.matrices.items())}, "manifest": g.manifest}
+                 for g in engine.graphs.graphs.values()]
+        return {"path": str(engine.graphs.path), "measures": engine.graphs.measures, "scorers": engine.scorers,
+                "default_scorer": engine.default_scorer, "graphs": items}
+
+    @app.get("/v1/windows", tags=["qa"])
+    def windows(request: Request) -> dict[str, Any]:
+        """Every window that holds news, with its dates and article and triple counts."""
+        engine = _engine(request)
+        return {"window_days": engine.window_days,
+                "windows": [{"id": w.id, "start": w.start, "end": w.end, "articles": w.articles, "triples": w.triples}
+                            for w in engine.store.windows()]}
+
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """Factory for `uvicorn --factory service.app:app_from_env`: settings from the environment."""
+    try:
+        return create_app(Settings())
+    except ValueError as exc:
+        raise InputError(f"invalid EGQA_* settings: {exc}") from exc

@@ -1,0 +1,244 @@
+"""The scoring engine shared by the REST service and the batch tools.
+
+A hypothesis (structured triple, normalised predicate, or free text) is resolved to a typed triple in
+canonical order and a window; its evidence is the window's triples about the same argument pair; each
+evidence predicate is scored as premise against the hypothesis predicate in the graphs (typed edge in
+the right orientation, then fuzzy, then cross-graph backoff, REFERENCE §4) and the answer's score is the
+maximum over the evidence. A whole batch is scored with one vectorised graph lookup per scorer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graph_builder.errors import InputError, NotFoundError
+from graph_builder.extraction import extract_text
+from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
+from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.windows import window_of, window_span
+from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore
+
+EXACT = "exact"
+NORMALISED_PREDICATE = re.compile(r"^(NEG__)?([a-z][\w'.\-]*__)*\([^(),#\s]+\.[^(),#\s]+,[^(),#\s]+\.[^(),#\s]+\)$")
+_PLACEHOLDERS = ("Alice", "Bob")
+
+
+@dataclass(frozen=True)
+class HypothesisInput:
+    """What a client asks about: free `text`, or `subject`/`predicate`/`object`, in a `date` or `window`."""
+
+    text: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    subject_type: str | None = None
+    object_type: str | None = None
+    date: dt.date | None = None
+    window: int | None = None
+    exclude_sentence_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to score: which scorer, which evidence to leave out, how much to return, the answer threshold."""
+
+    scorer: str | None = None
+    exclude_same_predicate: bool = False
+    top_k: int = 5
+    threshold: float | None = None
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A resolved hypothesis: a typed triple in canonical order inside one window."""
+
+    subj: str
+    predicate: str
+    obj: str
+    subj_type: str
+    obj_type: str
+    window: int
+    predicate_text: str = ""
+    types_from: str = "request"
+
+
+@dataclass(frozen=True)
+class ScoredEvidence:
+    """One evidence triple with its entailment score against the hypothesis and how it matched."""
+
+    evidence: Evidence
+    score: float
+    match: str
+
+
+@dataclass
+class Answer:
+    """The judgement of one hypothesis."""
+
+    hypothesis: Hypothesis
+    scorer: str
+    score: float
+    answer: bool
+    threshold: float
+    evidence_count: int
+    evidence: list[ScoredEvidence] = field(default_factory=list)
+
+
+class ScoringEngine:
+    """Judges hypotheses against the evidence store with the loaded entailment graphs."""
+
+    def __init__(self, graphs: GraphSet, store: EvidenceStore, *, threshold: float = 0.05,
+                 default_scorer: str | None = None, window_days: int = 3, max_evidence: int = 500) -> None:
+        self.graphs = graphs
+        self.store = store
+        self.threshold = threshold
+        self.window_days = window_days
+        self.max_evidence = max_evidence
+        self.default_scorer = self.check_scorer(default_scorer) if default_scorer else graphs.default_measure
+
+    @property
+    def scorers(self) -> list[str]:
+        """Every scorer a request may name: the graphs' measures plus the exact-match baseline."""
+        return [*self.graphs.measures, EXACT]
+
+    def check_scorer(self, scorer: str | None) -> str:
+        """Return a valid scorer name (the default for None) or raise InputError listing the valid ones."""
+        scorer = scorer or self.default_scorer
+        if scorer not in self.scorers:
+            raise InputError(f"unknown scorer {scorer!r}; valid scorers: {', '.join(self.scorers)}")
+        return scorer
+
+    # -- resolving hypotheses ------------------------------------------------------------------------
+    def resolve_window(self, date: dt.date | None, window: int | None) -> int:
+        """Return the window id of a request, checking the store holds news for it."""
+        if window is None and date is None:
+            raise InputError("give the proposition's `date` (YYYY-MM-DD) or its `window` id")
+        if window is not None and date is not None and window_of(date, self.window_days) != window:
+            raise InputError(f"date {date} lies in window {window_of(date, self.window_days)}, not {window}")
+        wid = window if window is not None else window_of(date, self.window_days)  # type: ignore[arg-type]
+        try:
+            self.store.window(wid)
+        except NotFoundError:
+            span = window_span(wid, self.window_days)
+            raise NotFoundError(f"no indexed news for window {wid} ({span.start} .. {span.end}); "
+                                "GET /v1/windows lists the windows that have news") from None
+        return wid
+
+    def _argument_type(self, arg: str, given: str | None, parsed: str | None) -> tuple[str, str]:
+        if given:
+            return given.strip().lower(), "request"
+        known = self.store.argument_types(arg)
+        if known:
+            return known[0].type, "store"
+        if parsed and parsed != UNKNOWN_TYPE:
+            return parsed, "ner"
+        return UNKNOWN_TYPE, "default"
+
+    def resolve(self, item: HypothesisInput) -> Hypothesis:
+        """Turn a request item into a typed hypothesis in canonical argument order."""
+        window = self.resolve_window(item.date, item.window)
+        if item.text is not None:
+            if item.subject or item.predicate or item.object:
+                raise InputError("give either `text` or `subject`/`predicate`/`object`, not both")
+            triples = extract_text(item.text) or extract_text(item.text, require_entity=False)
+            if not triples:
+                raise InputError(f"found no proposition (two arguments and a predicate) in {item.text!r}")
+            t = triples[0]
+            subj, obj, predicate, text = str(t["subject"]), str(t["object"]), str(t["predicate"]), str(t["predicate_text"])
+            parsed_types = (str(t["subject_type"]), str(t["object_type"]))
+            given = (item.subject_type, item.object_type)
+        else:
+            if not (item.subject and item.predicate and item.object):
+                raise InputError("a structured hypothesis needs `subject`, `predicate` and `object` (or give `text`)")
+            subj, obj = normalise(item.subject.split()), normalise(item.object.split())
+            if not subj or not obj:
+                raise InputError("`subject` and `object` must contain words besides determiners")
+            predicate, text, swapped, parsed_types = self._normalise_predicate(item.predicate.strip(), subj, obj)
+            given = (item.subject_type, item.object_type)
+            if swapped:
+                subj, obj = obj, subj
+                given = (item.object_type, item.subject_type)
+        subj_type, src_a = self._argument_type(subj, given[0], parsed_types[0])
+        obj_type, src_b = self._argument_type(obj, given[1], parsed_types[1])
+        return Hypothesis(subj, predicate, obj, subj_type, obj_type, window, text,
+                          src_a if src_a == src_b else f"{src_a},{src_b}")
+
+    def _normalise_predicate(self, predicate: str, subj: str, obj: str) -> tuple[str, str, bool, tuple[str, str]]:
+        """Return (normalised predicate, its text, whether the arguments swap, NER types) for a surface predicate."""
+        if NORMALISED_PREDICATE.match(predicate):
+            return predicate, "", False, (UNKNOWN_TYPE, UNKNOWN_TYPE)
+        if len(predicate) > 200:
+            raise InputError("`predicate` is longer than 200 characters")
+        for a, b in ((subj, obj), _PLACEHOLDERS):
+            for t in extract_text(f"{a} {predicate} {b}.", require_entity=False):
+                pair = (t["subject"], t["object"])
+                if pair == (normalise([a]), normalise([b])) or pair == (normalise(a.split()), normalise(b.split())):
+                    return str(t["predicate"]), predicate, False, (str(t["subject_type"]), str(t["object_type"]))
+                if pair == (normalise(b.split()), normalise(a.split())):
+                    return str(t["predicate"]), predicate, True, (str(t["object_type"]), str(t["subject_type"]))
+        raise InputError(f"could not read {predicate!r} as a predicate between {subj!r} and {obj!r}; give it "
+                         "normalised, e.g. (visit.1,visit.2), or ask with `text` as a full sentence")
+
+    # -- scoring ---------------------------------------------------------------------------------------
+    def judge(self, items: Sequence[HypothesisInput], options: Options) -> list[Answer]:
+        """Resolve and judge a batch of hypotheses (errors raise for the whole batch)."""
+        return self.judge_resolved([self.resolve(i) for i in items], [i.exclude_sentence_ids for i in items], options)
+
+    def judge_resolved(self, hyps: Sequence[Hypothesis], excludes: Sequence[tuple[str, ...]],
+                       options: Options) -> list[Answer]:
+        """Judge already resolved hypotheses: evidence lookup, one vectorised scoring pass, max per hypothesis."""
+        scorer = self.check_scorer(options.scorer)
+        threshold = self.threshold if options.threshold is None else options.threshold
+        if options.top_k < 0:
+            raise InputError("top_k must be 0 or more")
+        found = self.store.evidence_many([EvidenceQuery(h.window, h.subj, h.obj, tuple(ex), self.max_evidence)
+                                          for h, ex in zip(hyps, excludes, strict=True)])
+        kept = [[e for e in ev if not (options.exclude_same_predicate and e.predicate == h.predicate)]
+                for h, ev in zip(hyps, found, strict=True)]
+        flat = [(qi, e) for qi, ev in enumerate(kept) for e in ev]
+        scores, matches = self._score_pairs(hyps, flat, scorer)
+        answers = []
+        offset = 0
+        for h, ev in zip(hyps, kept, strict=True):
+            chunk = [ScoredEvidence(e, float(scores[offset + k]), matches[offset + k]) for k, e in enumerate(ev)]
+            offset += len(ev)
+            best = max((s.score for s in chunk), default=0.0)
+            chunk.sort(key=lambda s: (-s.score, s.evidence.triple_id))
+            answers.append(Answer(h, scorer, best, best > 0.0 and best >= threshold, threshold, len(chunk),
+                                  chunk[: options.top_k]))
+        return answers
+
+    def _score_pairs(self, hyps: Sequence[Hypothesis], flat: list[tuple[int, Evidence]],
+                     scorer: str) -> tuple[np.ndarray, list[str]]:
+        exact = np.array([e.aligned and e.predicate == hyps[qi].predicate for qi, e in flat], dtype=bool)
+        if scorer == EXACT or not flat:
+            return exact.astype(float), ["exact" if x else "none" for x in exact]
+        queries = [Query(e.predicate, hyps[qi].predicate, (hyps[qi].subj_type, hyps[qi].obj_type), not e.aligned)
+                   for qi, e in flat]
+        batch = self.graphs.score_batch(queries, scorer)
+        # The same predicate in the same order is the hypothesis itself: it entails it fully.
+        scores = np.where(exact, 1.0, np.clip(batch.scores, 0.0, 1.0))
+        matches = ["exact" if x else stage for x, stage in zip(exact, batch.stage, strict=True)]
+        return scores, matches
+
+    def entailment(self, premise: str, hypothesis: str, types: str) -> dict[str, dict[str, object]]:
+        """Score premise -> hypothesis and hypothesis -> premise under every measure of the graphs."""
+        out: dict[str, dict[str, object]] = {}
+        for measure in self.graphs.measures:
+            fwd = self.graphs.score_batch([Query(premise, hypothesis, _types(types))], measure)
+            bwd = self.graphs.score_batch([Query(hypothesis, premise, _types(types))], measure)
+            out[measure] = {"forward": float(fwd.scores[0]), "backward": float(bwd.scores[0]),
+                            "forward_match": fwd.stage[0], "backward_match": bwd.stage[0]}
+        return out
+
+
+def _types(types: str) -> tuple[str, str]:
+    parts = types.split("#")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise InputError(f"types must be two types like person#location, got {types!r}")
+    return parts[0].strip(), parts[1].strip()
