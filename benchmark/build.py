@@ -98,6 +98,7 @@ class BuildConfig:
     dev_fraction: float = 0.5           # share of candidate bundles given to dev (earliest windows)
     max_positives: int = 1500           # per split (dev, test); bundles sampled beyond this
     require_negative: bool = True       # drop positives left without a negative (bundles of one leak labels)
+    match_buckets: bool = True          # also drop bundles whose positive sits in a bucket short of negatives
     seed: int = 13
 
     def __post_init__(self) -> None:
@@ -397,6 +398,8 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
         bucket_counts = _choose_negatives(chosen, frequency, config, rng)
         if config.require_negative:
             chosen = [b for b in chosen if b.negatives]
+        if config.match_buckets:
+            chosen, bucket_counts = _match_buckets(chosen, frequency, config.bucket_bounds, rng)
         entries[split] = _entries(split, chosen, surface)
         n_pos = sum(1 for e in entries[split] if e["label"] == 1)
         n = len(entries[split])
@@ -490,6 +493,38 @@ def _choose_negatives(bundles: list[Bundle], frequency: Counter[str], config: Bu
     names = [_bucket_name(i, bounds) for i in range(len(bounds) + 1)]
     return {names[i]: {"positives": positives_per_bucket.get(i, 0), "negatives": used.get(i, 0)}
             for i in range(len(bounds) + 1) if positives_per_bucket.get(i, 0) or used.get(i, 0)}
+
+
+def _bucket_table(bundles: list[Bundle], frequency: Counter[str],
+                  bounds: Sequence[int]) -> tuple[Counter[int], Counter[int]]:
+    pos = Counter(bucket_of(frequency[b.predicate], bounds) for b in bundles)
+    neg = Counter(bucket_of(frequency[p], bounds) for b in bundles for p in b.negatives)
+    return pos, neg
+
+
+def _match_buckets(bundles: list[Bundle], frequency: Counter[str], bounds: Sequence[int],
+                   rng: random.Random) -> tuple[list[Bundle], dict[str, dict[str, int]]]:
+    """Drop whole bundles until every bucket holds about the overall negatives-per-positive ratio."""
+    # Hyponyms are rarer words than the predicates they replace, so frequent buckets run short of
+    # negatives; without this, "frequent predicate => true" is a hypothesis-only shortcut.
+    pos, neg = _bucket_table(bundles, frequency, bounds)
+    ratio = sum(neg.values()) / max(sum(pos.values()), 1)
+    kept = list(bundles)
+    for _ in range(50):
+        pos, neg = _bucket_table(kept, frequency, bounds)
+        excess = {k: pos[k] - int(neg[k] / ratio + 0.5) for k in pos if pos[k] > neg[k] / ratio + 0.5}
+        if not excess or ratio == 0:
+            break
+        drop: set[int] = set()
+        for k in sorted(excess):
+            members = [i for i, b in enumerate(kept) if bucket_of(frequency[b.predicate], bounds) == k]
+            drop.update(rng.sample(members, min(excess[k], len(members))))
+        kept = [b for i, b in enumerate(kept) if i not in drop]
+    pos, neg = _bucket_table(kept, frequency, bounds)
+    names = [_bucket_name(i, bounds) for i in range(len(bounds) + 1)]
+    table = {names[i]: {"positives": pos.get(i, 0), "negatives": neg.get(i, 0)}
+             for i in range(len(bounds) + 1) if pos.get(i, 0) or neg.get(i, 0)}
+    return kept, table
 
 
 def _bucket_name(index: int, bounds: Sequence[int]) -> str:

@@ -210,3 +210,22 @@ def test_negatives_fill_frequency_buckets_up_to_the_positives_share() -> None:
     buckets = _choose_negatives(bundles, freq, config, random.Random(0))
     assert buckets == {"[0,10)": {"positives": 2, "negatives": 2}, "[10,inf)": {"positives": 1, "negatives": 1}}
     assert bundles[2].negatives[-1] == "n_common" or "n_common" in bundles[2].negatives
+
+
+def test_bucket_matching_drops_bundles_of_buckets_short_of_negatives() -> None:
+    import random
+    from collections import Counter
+
+    from benchmark.build import _match_buckets
+
+    # Two rare positives with 2 negatives each, two frequent positives ("say") with one rare negative each.
+    # Overall ratio 6/4 = 1.5. Bucket [10,inf) has 2 positives and 0 negatives: both its bundles go (and
+    # take n5, n6 along). Bucket [0,10) then has 2 positives, 4 negatives: 4/1.5 >= 2, nothing more goes.
+    freq = Counter({"rare_pos": 5, "say": 500, "n1": 2, "n2": 3, "n3": 4, "n4": 5, "n5": 6, "n6": 7})
+    bundles = [Bundle(1, "a", "b", "t", "t", "rare_pos", "", "d", "s1", [], ["n1", "n2"]),
+               Bundle(1, "c", "d", "t", "t", "rare_pos", "", "d", "s2", [], ["n3", "n4"]),
+               Bundle(1, "e", "f", "t", "t", "say", "", "d", "s3", [], ["n5"]),
+               Bundle(1, "g", "h", "t", "t", "say", "", "d", "s4", [], ["n6"])]
+    kept, table = _match_buckets(bundles, freq, (10,), random.Random(0))
+    assert [b.sentence_id for b in kept] == ["s1", "s2"]
+    assert table == {"[0,10)": {"positives": 2, "negatives": 4}}
