@@ -27,12 +27,14 @@ def parse_types(types: str | Sequence[str]) -> tuple[str, str]:
 @dataclass(frozen=True)
 class Query:
     """Does `premise` entail `hypothesis`? `types` are the hypothesis' slot types; `premise_reversed`
-    says the premise holds the same arguments in the other order."""
+    says the premise holds the same arguments in the other order; `typed=False` skips the typed
+    graph (e.g. when the two sides disagree on the types) and goes straight to cross-graph backoff."""
 
     premise: str
     hypothesis: str
     types: tuple[str, str]
     premise_reversed: bool = False
+    typed: bool = True
 
 
 @dataclass(frozen=True)
@@ -150,10 +152,17 @@ class GraphSet:
 
     def _resolve(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
         a, b = q.types
-        typed = self.graphs.get(graph_name(a, b))
+        typed = self.graphs.get(graph_name(a, b)) if q.typed else None
         if typed is not None:
-            p = typed.index.get(typed_node(q.premise, a, b, q.premise_reversed))
-            h = typed.index.get(typed_node(q.hypothesis, a, b))
+            p_node, h_node = typed_node(q.premise, a, b, q.premise_reversed), typed_node(q.hypothesis, a, b)
+            if a == b:
+                # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
+                # Reading one canonical pair makes a query and its reverse read one transposed pair,
+                # so symmetric measures give bit-identical scores both ways.
+                mirrored = (typed_node(q.premise, a, b, not q.premise_reversed), typed_node(q.hypothesis, a, b, True))
+                if sorted(mirrored) < sorted((p_node, h_node)):
+                    p_node, h_node = mirrored
+            p, h = typed.index.get(p_node), typed.index.get(h_node)
             if p is not None and h is not None:
                 return "typed", [(typed.name, [p], [h])]
             if fuzzy:

@@ -124,8 +124,12 @@ def to_query(pair: LevyPair) -> Query | None:
     if h is None or p is None:
         return None
     aligned = p.arg1 == h.arg1 or p.arg2 == h.arg2
-    swapped = p.arg1 == h.arg2 or p.arg2 == h.arg1
-    return Query(p.predicate, h.predicate, (h.type1, h.type2), premise_reversed=swapped and not aligned)
+    reversed_ = (p.arg1 == h.arg2 or p.arg2 == h.arg1) and not aligned
+    premise_types = (p.type2, p.type1) if reversed_ else (p.type1, p.type2)
+    # Sides typing their arguments differently have no one typed graph; choosing the hypothesis'
+    # would make the score depend on which side is the hypothesis, so both go to the backoff.
+    return Query(p.predicate, h.predicate, (h.type1, h.type2), premise_reversed=reversed_,
+                 typed=premise_types == (h.type1, h.type2))
 
 
 def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str) -> tuple[np.ndarray, np.ndarray]:

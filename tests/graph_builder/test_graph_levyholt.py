@@ -1,0 +1,84 @@
+"""LevyHolt: file reading, readable-format parsing, and the directional check on dev_dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graph_builder.graphs.build import BuildParams, build_graphs
+from graph_builder.graphs.graphset import GraphSet
+from benchmark.metrics import pr_curve
+from graph_builder.graphs.levyholt import evaluate_levyholt, read_readable, read_rels, score_pairs, to_query
+from tests.graph_builder.graph_fixtures import SHARED_DATA, write_triples
+
+LEVYHOLT = SHARED_DATA / "levyholt"
+
+
+def need_levyholt() -> None:
+    if not (LEVYHOLT / "dev_dir" / "dev_dir_rels.txt").is_file():
+        pytest.skip(f"LevyHolt not found at {LEVYHOLT} (../shared/data beside the repository)")
+
+
+def test_rels_files_read_with_labels_and_unparsed_sides() -> None:
+    need_levyholt()
+    dev_dir = read_rels(LEVYHOLT / "dev_dir" / "dev_dir_rels.txt")
+    assert len(dev_dir) == 630 and sum(p.label for p in dev_dir) == 315
+    dev = read_rels(LEVYHOLT / "dev" / "dev_rels.txt")
+    assert len(dev) == 5486 and sum(p.label for p in dev) == 1085
+    assert sum(p.premise is None for p in dev) == 6
+    first = dev[2]  # kanamycin: "(kill.1,kill.2)" premise entails the "useful in" hypothesis
+    assert first.label and first.premise.predicate == "(kill.1,kill.2)"
+    assert first.hypothesis.predicate == "(useful.1,useful.in.2)" and first.hypothesis.type2 == "disease"
+
+
+def test_symmetric_measures_score_zero_auc_norm_on_dev_dir(tmp_path: Path) -> None:
+    need_levyholt()
+    pairs = read_rels(LEVYHOLT / "dev_dir" / "dev_dir_rels.txt")
+    rng = np.random.default_rng(0)
+    specs = []
+    sides = sorted({(s.predicate, s.type1, s.type2) for p in pairs for s in (p.premise, p.hypothesis) if s})
+    for pred, t1, t2 in sides:
+        for _ in range(6):  # random argument pairs from small pools, so predicates share features
+            a, b = rng.choice(5, size=2, replace=False)
+            specs.append((f"{t1}{a}", t1, pred, f"{t2}{b}", t2))
+    write_triples(tmp_path / "t", specs)
+    build_graphs(tmp_path / "t", tmp_path / "g", BuildParams(min_predicates_per_pair=1, min_pairs_per_predicate=1),
+                 progress=False)
+    gs = GraphSet.load(tmp_path / "g")
+    rows = evaluate_levyholt(gs, LEVYHOLT / "dev_dir", ("rels",), tmp_path / "pr.png")
+    by = {r["measure"]: r for r in rows}
+    assert by["cos"]["coverage"] > 0.5 and by["lin"]["coverage"] > 0.5
+    labels = np.array([p.label for p in pairs])
+    for measure in ("cos", "lin"):
+        scores, _ = score_pairs(gs, pairs, measure)
+        # Each line and the next are the same pair in both orders with opposite labels: equal scores.
+        np.testing.assert_array_equal(scores[0::2], scores[1::2])
+        assert (labels[0::2] != labels[1::2]).all()
+        curve = pr_curve(labels, scores)
+        # So every threshold has precision xi = 0.5: zero AUC_norm up to the ties, i.e. except the
+        # triangle from the curve's start (recall 0, precision 1) to the first tie group.
+        np.testing.assert_allclose(curve.precision[1:], 0.5)
+        assert by[measure]["auc_norm"] == pytest.approx(curve.recall[1] / 2, abs=1e-12)
+        assert by[measure]["auc_norm"] < 0.05
+    assert by["binc"]["xi"] == 0.5
+    assert (tmp_path / "pr_dev_dir_rels.png").stat().st_size > 10_000
+
+
+def test_readable_format_keeps_the_best_matching_triple(tmp_path: Path) -> None:
+    src = tmp_path / "x_s.txt"
+    src.write_text("Kanamycin,is useful in,infections\tKanamycin,kills,infections\tTrue\n", encoding="utf-8")
+
+    def fake_extract(text: str) -> list[dict[str, object]]:
+        if "kills" in text:
+            return [{"subject": "kanamycin", "predicate": "(kill.1,kill.2)", "object": "infection",
+                     "subject_type": "thing", "object_type": "thing"}]
+        return [{"subject": "it", "predicate": "(be.1,be.2)", "object": "x", "subject_type": "thing", "object_type": "thing"},
+                {"subject": "kanamycin", "predicate": "(useful.1,useful.in.2)", "object": "infections",
+                 "subject_type": "thing", "object_type": "thing"}]
+
+    [pair] = read_readable(src, fake_extract)
+    assert pair.hypothesis.predicate == "(useful.1,useful.in.2)" and pair.premise.predicate == "(kill.1,kill.2)"
+    query = to_query(pair)
+    assert query is not None and query.premise == "(kill.1,kill.2)" and not query.premise_reversed
