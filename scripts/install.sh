@@ -4,21 +4,38 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
-EXTRAS="${EGQA_EXTRAS:-dev}"
+# Defaults are the developer install (make, CI). The Dockerfile sets the others: its build stage runs
+# the python step as a regular, extras-free install into a venv it copies; its runtime stage the system step.
+EXTRAS="${EGQA_EXTRAS-dev}"          # comma-separated extras; set but empty: none
+EDITABLE="${EGQA_EDITABLE:-1}"       # 1: pip install -e (a work tree); 0: a regular install
+STEPS="${EGQA_STEPS:-system python}" # which steps run: system (apt), python (pip), or both
 
-# WordNet 3.0 for the benchmark builder (read with NLTK); Java + Maven run a real Elasticsearch in tests.
-need_apt=()
-[ -f /usr/share/wordnet/data.noun ] || need_apt+=(wordnet-base)
-[ -d /usr/share/wordnet ] && ls /usr/share/wordnet/index.sense >/dev/null 2>&1 || need_apt+=(wordnet-sense-index)
-if [ "${#need_apt[@]}" -gt 0 ]; then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing Debian packages: ${need_apt[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
-  else
-    echo "warning: WordNet missing; install with: sudo apt-get install -y wordnet-base wordnet-sense-index" >&2
+has_step() { [[ " $STEPS " == *" $1 "* ]]; }
+
+install_system() {
+  # WordNet 3.0 for the benchmark builder (read with NLTK); Java + Maven run a real Elasticsearch in tests.
+  need_apt=()
+  [ -f /usr/share/wordnet/data.noun ] || need_apt+=(wordnet-base)
+  [ -d /usr/share/wordnet ] && ls /usr/share/wordnet/index.sense >/dev/null 2>&1 || need_apt+=(wordnet-sense-index)
+  if [ "${#need_apt[@]}" -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+      echo "installing Debian packages: ${need_apt[*]}"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+    else
+      echo "warning: WordNet missing; install with: sudo apt-get install -y wordnet-base wordnet-sense-index" >&2
+    fi
   fi
-fi
+}
 
-"$PYTHON" -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS}]"
-echo "egqa installed: $(command -v egqa)"
+install_python() {
+  local spec="."
+  [ -n "$EXTRAS" ] && spec=".[${EXTRAS}]"
+  local mode=(-e)
+  [ "$EDITABLE" = 0 ] && mode=()
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check "${mode[@]}" "$spec"
+  echo "egqa installed: $(command -v egqa)"
+}
+
+if has_step system; then install_system; fi
+if has_step python; then install_python; fi

