@@ -38,6 +38,12 @@ def build(
     = _DEFAULTS.dev_fraction,
     max_positives: Annotated[int, typer.Option(help="Positives per split at most (bundles sampled).")]
     = _DEFAULTS.max_positives,
+    max_senses: Annotated[int | None, typer.Option(help="WordNet senses of a span used (default all).")]
+    = _DEFAULTS.max_senses,
+    match_buckets: Annotated[bool, typer.Option(help="Drop bundles of frequency buckets short of negatives.")]
+    = _DEFAULTS.match_buckets,
+    require_negative: Annotated[bool, typer.Option(help="Keep only positives that got a negative.")]
+    = _DEFAULTS.require_negative,
     seed: Annotated[int, typer.Option(help="Random seed.")] = _DEFAULTS.seed,
     wordnet_cache: Annotated[Path | None, typer.Option(help="Where to lay out WordNet for NLTK.")] = None,
 ) -> None:
@@ -50,7 +56,8 @@ def build(
         min_predicate_pairs=min_predicate_pairs, max_negatives=max_negatives,
         negatives_per_positive=negatives_per_positive, max_span_tokens=max_span_tokens,
         hyponym_depth=hyponym_depth, bucket_bounds=bounds, graph_split=graph_split, eval_split=eval_split,
-        dev_fraction=dev_fraction, max_positives=max_positives, seed=seed)
+        dev_fraction=dev_fraction, max_positives=max_positives, max_senses=max_senses,
+        match_buckets=match_buckets, require_negative=require_negative, seed=seed)
     stats = build_benchmark_files(triples, out, config, wordnet_cache)
     typer.echo(f"{'split':<6} {'windows':>7} {'positives':>9} {'negatives':>9} {'xi':>6}  dates")
     for split, s in stats["splits"].items():  # type: ignore[union-attr]
