@@ -108,8 +108,8 @@ def write_graph(folder: Path, name: str, nodes: list[str], counts: npt.ArrayLike
             raise ArtefactError(f"{name}/{measure}: matrix shape {m.shape} != ({n}, {n})")
         m.sort_indices()
         (folder / measure).mkdir(exist_ok=True)
-        arrays = {"data": m.data.astype(np.float64), "indices": m.indices.astype(np.int32),
-                  "indptr": m.indptr.astype(np.int64)}
+        arrays = {"data": m.data.astype(np.float64, copy=False), "indices": m.indices.astype(np.int32, copy=False),
+                  "indptr": m.indptr.astype(np.int64, copy=False)}
         for part, array in arrays.items():
             np.save(folder / measure / f"{part}.npy", array, allow_pickle=False)
             files.append(f"{measure}/{part}.npy")

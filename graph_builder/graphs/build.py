@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import scipy.sparse as sp
 from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.graphs.artefacts import StagingDir, write_graph, write_graphset
 from graph_builder.graphs.counts import COUNT_COLUMNS, CountParams, GraphCounts, count_matrices, merge_counts, partial_counts
-from graph_builder.graphs.measures import MEASURE_VERSIONS, block_scores, check_measures, prepare, select_edges, to_csr
+from graph_builder.graphs.measures import MEASURE_VERSIONS, block_scores, check_measures, prepare, select_edges
 from graph_builder.triples import dataset_checksum, shard_files
 
 log = logging.getLogger(__name__)
@@ -86,14 +87,24 @@ def count_triples(triples: Path, scheduler: str | None = None, progress: bool = 
 def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -> dict[str, Any]:
     """Compute every measure of one graph block by block; return measure -> CSR matrix."""
     prep = prepare(gc.matrix)
+    # Per block only row lengths, int32 columns and scores are kept (12 bytes an edge).
     parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {m: [] for m in params.measures}
     for start in range(0, prep.n, params.block_rows):
         stop = min(start + params.block_rows, prep.n)
         for measure, edges in block_scores(prep, start, stop, params.measures).items():
-            parts[measure].append(select_edges(*edges, top_k=params.top_k, min_score=params.min_score))
+            rows, cols, vals = select_edges(*edges, top_k=params.top_k, min_score=params.min_score)
+            lengths = np.bincount(rows - start, minlength=stop - start)
+            parts[measure].append((lengths, cols.astype(np.int32), vals))
         if bar is not None:
             bar.update(stop - start)
-    return {m: to_csr(*(np.concatenate(x) for x in zip(*p)), prep.n) for m, p in parts.items()}
+    out = {}
+    for measure, blocks in parts.items():
+        indptr = np.zeros(prep.n + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([b[0] for b in blocks]), out=indptr[1:])
+        out[measure] = sp.csr_matrix((np.concatenate([b[2] for b in blocks]), np.concatenate([b[1] for b in blocks]),
+                                      indptr), shape=(prep.n, prep.n))
+        blocks.clear()
+    return out
 
 
 def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), scheduler: str | None = None,
