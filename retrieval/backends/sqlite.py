@@ -2,8 +2,8 @@
 
 WAL lets any number of reader threads and processes read while one writer ingests. Lookups use the
 index (window_id, subj, obj): the evidence query is two index probes, one per argument order. Ingest
-goes through a temporary staging table so that idempotency (skip known triple_ids) and the running
-argument-type counts are computed by SQL over the new rows only.
+is one INSERT OR IGNORE per batch (idempotent by the unique triple_id); the running argument-type
+counts and article stubs are then computed by SQL over the batch's new rows only (rowid > max before).
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from graph_builder.errors import InputError, NotFoundError, StoreError
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
@@ -56,7 +59,6 @@ CREATE TABLE IF NOT EXISTS arg_types (
     arg TEXT NOT NULL, type TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (arg, type)
 ) WITHOUT ROWID;
 """
-_STAGING = f"CREATE TEMP TABLE IF NOT EXISTS batch ({_TRIPLE_DDL.format(pk='PRIMARY KEY')})"
 _EVIDENCE_SQL = (f"SELECT {_COL_LIST} FROM triples WHERE window_id = ? AND subj = ? AND obj = ? "
                  f"UNION ALL SELECT {_COL_LIST} FROM triples WHERE window_id = ? AND subj = ? AND obj = ? "
                  "ORDER BY date, triple_id")
@@ -158,31 +160,33 @@ class SQLiteStore:
 
     def add_triples(self, rows: TripleRows) -> int:
         """Add triples, skipping any whose triple_id is already stored; return how many were new."""
+        if isinstance(rows, pa.Table | pa.RecordBatch) and "date" in rows.schema.names:
+            # Vectorised ISO dates: the per-row Python conversion costs a fifth of the ingest time.
+            rows = rows.set_column(rows.schema.get_field_index("date"), "date",
+                                   pc.cast(rows.column("date"), pa.string()))
         cols = rows_to_columns(rows, TRIPLE_FIELDS)
-        cols["date"] = [_iso(d) for d in cols["date"]]
-        cols["negated"] = [int(bool(n)) for n in cols["negated"]]
-        values = list(zip(*(cols[f] for f in TRIPLE_FIELDS), strict=True))
-        if not values:
+        if not cols["triple_id"]:
             return 0
+        cols["date"] = [d if isinstance(d, str) else _iso(d) for d in cols["date"]]
+        values = zip(*(cols[f] for f in TRIPLE_FIELDS), strict=True)  # sqlite stores bool as 0/1
         conn = self._conn()
         placeholders = ", ".join("?" * len(_COLS))
         try:
             with conn:
-                conn.execute(_STAGING)
-                conn.execute("DELETE FROM temp.batch")
-                conn.executemany(f"INSERT OR IGNORE INTO temp.batch ({_COL_LIST}) VALUES ({placeholders})",
-                                 values)
-                conn.execute("DELETE FROM temp.batch WHERE triple_id IN (SELECT triple_id FROM main.triples)")
-                added = conn.execute(f"INSERT INTO main.triples ({_COL_LIST}) "
-                                     f"SELECT {_COL_LIST} FROM temp.batch").rowcount
+                # IMMEDIATE takes the write lock first, so no other writer can slip rows in between
+                # reading max(rowid) and inserting: rows with a larger rowid are exactly this batch's new ones.
+                conn.execute("BEGIN IMMEDIATE")
+                before = conn.execute("SELECT coalesce(max(rowid), 0) FROM main.triples").fetchone()[0]
+                added = conn.executemany(f"INSERT OR IGNORE INTO main.triples ({_COL_LIST}) VALUES ({placeholders})",
+                                         values).rowcount
                 for arg, typ in (("subj", "subj_type"), ("obj", "obj_type")):
                     conn.execute(f"INSERT INTO main.arg_types (arg, type, n) SELECT {arg}, {typ}, count(*) "
-                                 f"FROM temp.batch WHERE true GROUP BY {arg}, {typ} "
-                                 "ON CONFLICT (arg, type) DO UPDATE SET n = n + excluded.n")
+                                 f"FROM main.triples WHERE rowid > ? GROUP BY {arg}, {typ} "
+                                 "ON CONFLICT (arg, type) DO UPDATE SET n = n + excluded.n", (before,))
                 # Articles known only from their triples still count in their window.
                 conn.execute("INSERT OR IGNORE INTO main.articles (article_id, date, window_id) "
-                             "SELECT article_id, min(date), min(window_id) FROM temp.batch GROUP BY article_id")
-                conn.execute("DELETE FROM temp.batch")
+                             "SELECT article_id, min(date), min(window_id) FROM main.triples WHERE rowid > ? "
+                             "GROUP BY article_id", (before,))
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot add triples: {exc}") from exc
         return added
