@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
+
 import pytest
 from jsonschema import Draft7Validator
 
@@ -91,8 +93,6 @@ def test_egqa_passes_every_setting_and_only_settings() -> None:
 
 
 def test_every_egqa_variable_in_the_compose_file_is_a_setting() -> None:
-    import re
-
     used = set(re.findall(r"\bEGQA_[A-Z0-9_]+", compose_text()))
     assert used and used <= SETTINGS_VARS, used - SETTINGS_VARS
 
