@@ -38,6 +38,7 @@ try:
     import elastic_transport
     from elasticsearch import ApiError, Elasticsearch, helpers
     from elasticsearch import NotFoundError as EsNotFoundError
+    from elasticsearch.serializer import OrjsonSerializer
 except ImportError as _exc:  # pragma: no cover - depends on the environment
     raise StoreError("the Elasticsearch evidence store needs its client: pip install 'elasticsearch>=8,<9'") from _exc
 
@@ -84,6 +85,9 @@ ARTICLE_MAPPING: dict[str, Any] = {
 }
 _PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,100}$")
 _MSEARCH_CHUNK = 200
+_HIT_FIELDS = ["hits.hits._source", "hits.hits.sort"]  # smaller responses, less JSON to parse
+# `status` keeps every item of an _msearch answer, so responses stay aligned with their queries.
+_MSEARCH_FIELDS = ["responses.status", "responses.error", *(f"responses.{f}" for f in _HIT_FIELDS)]
 
 
 class ElasticsearchStore:
@@ -113,7 +117,8 @@ class ElasticsearchStore:
         # One retry on a refused connection; a timeout is not retried, so a dead server costs at most
         # ~request_timeout per call. The node pool revives its only node on the next call.
         self.client = Elasticsearch(hosts, request_timeout=request_timeout, max_retries=1,
-                                    retry_on_timeout=False, retry_on_status=(502, 503, 504))
+                                    retry_on_timeout=False, retry_on_status=(502, 503, 504),
+                                    serializer=OrjsonSerializer())
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> ElasticsearchStore:
@@ -169,7 +174,9 @@ class ElasticsearchStore:
                 "priority": 200,
                 "_meta": {"egqa": MAPPING_VERSION},
                 "template": {
-                    "settings": {"number_of_shards": 1, "number_of_replicas": self.replicas},
+                    "settings": {"number_of_shards": 1, "number_of_replicas": self.replicas,
+                                 # add_* refresh explicitly when a batch is in; no periodic refresh needed
+                                 "refresh_interval": "30s"},
                     "mappings": mapping,
                     "aliases": {f"{self.prefix}-{kind}": {}},
                 },
@@ -291,7 +298,8 @@ class ElasticsearchStore:
         while hits and len(hits) % self.page_size == 0 and (q.limit is None or len(hits) < q.limit):
             body = self._search_body(q, after=hits[-1]["sort"], got=len(hits))
             more = self._call("evidence lookup", lambda b=body: self.client.search(
-                index=self._index_for("triples", q.window), ignore_unavailable=True, **b))["hits"]["hits"]
+                index=self._index_for("triples", q.window), ignore_unavailable=True, filter_path=_HIT_FIELDS,
+                **b)).get("hits", {}).get("hits", [])
             if not more:
                 break
             hits.extend(more)
@@ -304,8 +312,9 @@ class ElasticsearchStore:
         if limit is not None and limit <= 0:
             return []
         body = self._search_body(q)
-        hits = self._call("evidence lookup", lambda: self.client.search(
-            index=self._index_for("triples", window), ignore_unavailable=True, **body))["hits"]["hits"]
+        resp = self._call("evidence lookup", lambda: self.client.search(
+            index=self._index_for("triples", window), ignore_unavailable=True, filter_path=_HIT_FIELDS, **body))
+        hits = resp.get("hits", {}).get("hits", [])
         return self._finish(q, hits)
 
     def evidence_many(self, queries: Sequence[EvidenceQuery]) -> list[list[Evidence]]:
@@ -318,11 +327,13 @@ class ElasticsearchStore:
                 searches.append({"index": self._index_for("triples", q.window), "ignore_unavailable": True})
                 searches.append(self._search_body(q) if q.limit is None or q.limit > 0 else
                                 {"query": {"match_none": {}}, "size": 0})
-            response = self._call("evidence lookup (batch)", lambda s=searches: self.client.msearch(searches=s))
+            response = self._call("evidence lookup (batch)", lambda s=searches: self.client.msearch(
+                searches=s, filter_path=_MSEARCH_FIELDS))
             for q, r in zip(chunk, response["responses"], strict=True):
                 if "error" in r:
                     raise StoreError(f"Elasticsearch failed an evidence lookup: {r['error']}")
-                results.append(self._finish(q, r["hits"]["hits"]) if q.limit is None or q.limit > 0 else [])
+                hits = r.get("hits", {}).get("hits", [])
+                results.append(self._finish(q, hits) if q.limit is None or q.limit > 0 else [])
         return results
 
     def _window_buckets(self, alias: str, query: dict[str, Any] | None = None) -> dict[int, int]:
