@@ -22,9 +22,13 @@ ENTITY_TYPES: dict[str, str] = {
     "LANGUAGE": "language",
 }
 UNKNOWN_TYPE = "thing"
-# Temporal adjuncts ("on Monday", "last year") are not participants of a relation.
-SKIPPED_ENTITY_LABELS = frozenset({"DATE", "TIME"})
-ARGUMENT_POS = frozenset({"NOUN", "PROPN", "NUM"})
+# Temporal adjuncts ("on Monday") and amounts ("15 cts", "5 mln dlrs", "3 pct") are not participants
+# a question is asked about; in newswire tables they are most of the noise.
+SKIPPED_ENTITY_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
+ARGUMENT_POS = frozenset({"NOUN", "PROPN"})
+# Unit and table words of financial newswire that the tagger often takes for names.
+UNIT_WORDS = frozenset({"ct", "cts", "dlr", "dlrs", "pct", "mln", "billion", "bln", "shr", "shrs", "vs", "qtr",
+                        "revs", "avg", "tonne", "tonnes", "pence", "stg"})
 _STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those", "'s", "'", "’s", "’"})
 
 
@@ -56,9 +60,14 @@ def normalise(words: list[str]) -> str:
     return " ".join(" ".join(kept).split())
 
 
+def _is_amount(words: list[str]) -> bool:
+    tokens = [w.lower().strip(".,") for w in words]
+    return all(t in UNIT_WORDS or not any(ch.isalpha() for ch in t) for t in tokens)
+
+
 def argument_of(head: Token) -> Argument | None:
-    """Return the argument whose head is `head`, or None if it cannot be one (pronoun, date, ...)."""
-    if head.pos_ not in ARGUMENT_POS:
+    """Return the argument whose head is `head`, or None if it cannot be one (pronoun, date, amount, ...)."""
+    if head.pos_ not in ARGUMENT_POS or head.like_num:
         return None
     ent = _entity_of(head)
     if ent is not None:
@@ -66,7 +75,7 @@ def argument_of(head: Token) -> Argument | None:
             return None
         words = [t.text for t in ent]
         norm = normalise(words)
-        if not norm:
+        if not norm or _is_amount(words):
             return None
         text = " ".join(w for w in words if w.lower() not in {"the", "a", "an"}) or ent.text
         entity_type = ENTITY_TYPES.get(ent.label_)
@@ -75,7 +84,7 @@ def argument_of(head: Token) -> Argument | None:
     compounds = [c for c in head.lefts if c.dep_ == "compound"]
     words = [c.text for c in compounds] + [head.lemma_ if head.pos_ == "NOUN" else head.text]
     norm = normalise(words)
-    if not norm or not any(ch.isalnum() for ch in norm):
+    if not norm or _is_amount(words):
         return None
     surface = " ".join([c.text for c in compounds] + [head.text])
     return Argument(head, norm, surface, UNKNOWN_TYPE, False)

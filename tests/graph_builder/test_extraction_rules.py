@@ -122,6 +122,12 @@ def test_pronouns_are_not_arguments() -> None:
     assert all(t["subject"] not in {"it", "he", "they"} for t in extract_text("It bought Texaco. He visited Paris."))
 
 
+def test_amounts_are_not_arguments() -> None:
+    triples = extract_text("Cuba produced 8.2 mln tonnes of sugar. Exxon paid 15 cts. Texaco sold 3 pct to Mobil.")
+    assert all(not any(ch.isdigit() for ch in t["subject"] + t["object"]) for t in triples)
+    assert all("cts" not in (t["subject"], t["object"]) for t in triples)
+
+
 def test_dates_are_not_arguments() -> None:
     assert all("march" not in (t["subject"], t["object"]) for t in extract_text("Exxon reported profits in March."))
 
