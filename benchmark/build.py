@@ -338,7 +338,9 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
     by_window: dict[int, list[int]] = defaultdict(list)
     eval_set = set(eval_windows)
     for i in range(n_rows):
-        if rows["window"][i] in eval_set and rows["split"][i] == config.eval_split:
+        # Every triple of an evaluation window counts (also articles outside both splits, e.g. NOT-USED):
+        # the evidence store holds them, so the absence check must see them too.
+        if rows["window"][i] in eval_set:
             by_window[rows["window"][i]].append(i)
 
     candidates_cache: dict[str, list[NegativeCandidate]] = {}

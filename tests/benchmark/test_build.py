@@ -85,12 +85,14 @@ def synthetic_rows() -> list[dict[str, object]]:
              # acme/beta is starring, but buy's hyponym repurchase is said of them: no negative, no bundle.
              ("d4", DEV_DAY, "TEST", "acme", "(buy.1,buy.2)", "beta", False),
              ("d5", DEV_DAY, "TEST", "acme", "(repurchase.1,repurchase.2)", "beta", False)]
-    # Test window: ibm/lotus starring; buy -> repurchase, visit -> drop_by, sightsee; a negated visit is
-    # not a positive.
+    # Test window: ibm/lotus starring; buy -> repurchase, visit -> drop_by (sightsee is said of them in a
+    # NOT-USED article); a negated go is not a positive.
     rows += [("e1", TEST_DAY, "TEST", "ibm", "(buy.1,buy.2)", "lotus", False),
              ("e1", TEST_DAY, "TEST", "ibm", "(visit.1,visit.2)", "lotus", False),
              ("e2", TEST_DAY, "TEST", "ibm", "NEG__(go.1,go.to.2)", "lotus", True),
-             ("e2", TEST_DAY, "TEST", "ibm", "(buy.1,buy.2)", "lotus", False)]
+             ("e2", TEST_DAY, "TEST", "ibm", "(buy.1,buy.2)", "lotus", False),
+             # An article outside both splits still blocks a negative: the evidence store holds it.
+             ("e3", TEST_DAY, "NOT-USED", "lotus", "(sightsee.1,sightsee.2)", "ibm", False)]
     # A window with articles of both periods is dropped whatever it holds.
     rows += [("s1", dt.date(1987, 4, 7), "TRAIN", "ibm", "(visit.1,visit.2)", "lotus", False),
              ("s2", dt.date(1987, 4, 7), "TEST", "ibm", "(go.1,go.to.2)", "lotus", False),
@@ -121,7 +123,6 @@ def test_positives_and_negatives_are_the_hand_derived_ones() -> None:
         ("test-00000", 0, "ibm", "(repurchase.1,repurchase.2)", "lotus"),
         ("test-00001", 1, "ibm", "(visit.1,visit.2)", "lotus"),
         ("test-00001", 0, "ibm", "(drop_by.1,drop_by.2)", "lotus"),
-        ("test-00001", 0, "ibm", "(sightsee.1,sightsee.2)", "lotus"),
     ]
     first = result.entries["test"][0]
     # 16 training rows + 7 dev rows come first, so ibm-buy-lotus in article e1 is row 23 (its first mention).
@@ -129,9 +130,9 @@ def test_positives_and_negatives_are_the_hand_derived_ones() -> None:
     assert all(e["exclude_sentence_ids"] == first["exclude_sentence_ids"] for e in result.entries["test"][:2])
     assert result.entries["test"][1]["predicate_text"] == "repurchaseed"  # commonest surface text of the predicate
     stats = result.stats
-    assert (stats["windows"], stats["positives"], stats["negatives"]) == (2, 3, 5)
-    assert stats["xi"] == pytest.approx(3 / 8)
-    assert stats["splits"]["test"]["xi"] == pytest.approx(2 / 5)
+    assert (stats["windows"], stats["positives"], stats["negatives"]) == (2, 3, 4)
+    assert stats["xi"] == pytest.approx(3 / 7)
+    assert stats["splits"]["test"]["xi"] == pytest.approx(2 / 4)
     assert stats["dropped_straddling_windows"] == [window_of(dt.date(1987, 4, 7))]
     assert stats["thresholds"]["min_pair_articles"] == 2
     assert result.stats["splits"]["dev"]["dates"][1] < result.stats["splits"]["test"]["dates"][0]
@@ -149,9 +150,9 @@ def test_the_source_sentence_is_the_positive_triples_own() -> None:
 
 
 def test_thresholds_change_the_result() -> None:
-    # Three articles per pair needed: nothing is starring any more.
+    # Four articles per pair needed: nothing is starring any more.
     with pytest.raises(InputError, match="no positive with a usable negative"):
-        build_benchmark(_table(), FakeLexicon(), BuildConfig(min_pair_articles=3, min_pair_predicates=2,
+        build_benchmark(_table(), FakeLexicon(), BuildConfig(min_pair_articles=4, min_pair_predicates=2,
                                                             min_predicate_pairs=2))
     # One negative per positive at most.
     result = build_benchmark(_table(), FakeLexicon(), BuildConfig(
@@ -175,7 +176,8 @@ def test_same_seed_same_files_and_cli_layout(tmp_path: Path) -> None:
     entries = read_jsonl(tmp_path / "a" / "test.jsonl")
     # Real WordNet: visit's hyponyms include sightsee and "drop by"; buy's include repurchase.
     assert ("test-00000", 0, "ibm", "(repurchase.1,repurchase.2)", "lotus") in _props(entries)
-    assert ("test-00001", 0, "ibm", "(sightsee.1,sightsee.2)", "lotus") in _props(entries)
+    assert ("test-00001", 0, "ibm", "(drop_by.1,drop_by.2)", "lotus") in _props(entries)
+    assert ("test-00001", 0, "ibm", "(sightsee.1,sightsee.2)", "lotus") not in _props(entries)  # present
     assert orjson.loads((tmp_path / "a" / "stats.json").read_bytes())["positives"] == stats_a["positives"]
 
 
