@@ -82,10 +82,11 @@ ensure_user() {
     useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
     log "created user $ES_USER"
   fi
-  # The user must traverse every parent folder of the install and own what ES writes to.
-  local dir="$ES_ROOT"
-  while [[ "$dir" != "/" ]]; do chmod o+x "$dir" 2>/dev/null || true; dir="$(dirname "$dir")"; done
-  chown -R "$ES_USER" "$DIST" "$ES_ROOT/run"
+  # ES writes its keystore, data and logs, so the user owns the install; it must also be able to
+  # reach it (a folder under /root is not reachable), which we check rather than loosen permissions.
+  chown -R "$ES_USER" "$ES_ROOT"
+  runuser -u "$ES_USER" -- test -x "$DIST/bin/elasticsearch" \
+    || die "user $ES_USER cannot reach $DIST; set EGQA_ES_HOME to a folder outside /root (e.g. /opt/egqa/elasticsearch)"
 }
 
 cmd_start() {
