@@ -1,0 +1,38 @@
+"""`egqa evaluate`: score a benchmark through a running egqa service and report AUC_norm per scorer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from tqdm import tqdm
+
+from benchmark.build import read_jsonl
+from service.evaluate import EvalConfig, evaluate, format_table
+
+
+def evaluate_cli(
+    dataset: Annotated[Path, typer.Argument(help="Benchmark JSON Lines file (from `egqa benchmark build`).")],
+    url: Annotated[str, typer.Option(help="Base URL of the egqa service.")] = "http://127.0.0.1:8000",
+    scorer: Annotated[str, typer.Option(help="Comma-separated scorers, e.g. binc,weeds,lin,cos,exact.")] = "binc",
+    out: Annotated[Path, typer.Option(help="Output folder (scores.jsonl, report.json, pr_curves.png).")] = Path("out/eval"),
+    batch_size: Annotated[int, typer.Option(help="Propositions per HTTP request.")] = 200,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 4,
+    retries: Annotated[int, typer.Option(help="Retries per request on connection errors and 5xx.")] = 5,
+    exclude_same_predicate: Annotated[bool, typer.Option(help="Also drop evidence with the hypothesis' own predicate.")] = False,
+) -> None:
+    """Evaluate scorers on a benchmark over HTTP (resumes an interrupted run in the same --out)."""
+    entries = read_jsonl(dataset)
+    config = EvalConfig(tuple(s.strip() for s in scorer.split(",") if s.strip()), batch_size, concurrency, retries,
+                        exclude_same_predicate=exclude_same_predicate)
+    with tqdm(total=len(entries) * len(config.scorers), desc="evaluate", unit="prop", dynamic_ncols=True) as bar:
+        result = evaluate(entries, url, out, config, progress=bar.update, title=dataset.name)
+    typer.echo(format_table(result.report))
+    typer.echo(f"{len(entries)} propositions x {len(config.scorers)} scorers in {result.seconds:.1f}s; "
+               f"scores: {out / 'scores.jsonl'}  report: {out / 'report.json'}  figure: {out / 'pr_curves.png'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the evaluate command to the CLI."""
+    app.command("evaluate")(evaluate_cli)

@@ -1,0 +1,192 @@
+"""Batch evaluation over HTTP with the BoOQA protocol: entries in, per-scorer scores and AUC_norm out.
+
+Scores are appended to `scores.partial.jsonl` as batches come back, so an interrupted run resumes where
+it stopped; at the end `scores.jsonl` (one line per entry: id, label, one score per scorer, evidence
+count), `report.json` (per scorer: auc_norm, auc_50, xi, coverage, n) and `pr_curves.png` are written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
+from graph_builder.errors import InputError, StoreError
+
+log = logging.getLogger(__name__)
+
+PARTIAL = "scores.partial.jsonl"
+RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass
+class EvalConfig:
+    """How to evaluate: scorers, batch size, concurrency, retries and the evidence protocol."""
+
+    scorers: tuple[str, ...] = ("binc",)
+    batch_size: int = 200
+    concurrency: int = 4
+    retries: int = 5
+    backoff: float = 0.5
+    timeout: float = 120.0
+    exclude_same_predicate: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.scorers:
+            raise InputError("give at least one scorer")
+        if self.batch_size < 1 or self.concurrency < 1 or self.retries < 0:
+            raise InputError("batch_size and concurrency must be positive, retries 0 or more")
+
+
+@dataclass
+class EvalResult:
+    """What a run produced: the report per scorer, where the files are, and how long it took."""
+
+    report: dict[str, dict[str, float | int]]
+    out: Path
+    seconds: float
+    failed: dict[str, int] = field(default_factory=dict)
+
+
+def entry_query(entry: dict[str, Any]) -> dict[str, Any]:
+    """Turn a benchmark entry into the service's structured proposition."""
+    try:
+        return {"subject": entry["subj"], "predicate": entry["predicate"], "object": entry["obj"],
+                "subject_type": entry["subj_type"], "object_type": entry["obj_type"], "window": int(entry["window"]),
+                "exclude_sentence_ids": list(entry.get("exclude_sentence_ids") or [])}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"benchmark entry {entry.get('id', '?')!r} lacks a field: {exc}") from None
+
+
+def check_entries(entries: Sequence[dict[str, Any]]) -> None:
+    """Refuse empty datasets, duplicate ids and labels other than 0/1 before any request is sent."""
+    if not entries:
+        raise InputError("the dataset holds no entries")
+    ids = [str(e.get("id")) for e in entries]
+    if len(set(ids)) != len(ids):
+        raise InputError("entry ids are not unique")
+    bad = [e.get("id") for e in entries if e.get("label") not in (0, 1, True, False)]
+    if bad:
+        raise InputError(f"labels must be 0 or 1; bad entries: {bad[:5]}")
+    for e in entries:
+        entry_query(e)
+
+
+def _read_partial(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_bytes().splitlines():
+            try:
+                item = orjson.loads(line)
+                done[(item["id"], item["scorer"])] = item
+            except (orjson.JSONDecodeError, KeyError):
+                continue  # a line cut by a crash: that entry is simply asked again
+    return done
+
+
+async def _post(client: httpx.AsyncClient, url: str, body: dict[str, Any], config: EvalConfig) -> httpx.Response:
+    delay = config.backoff
+    for attempt in range(config.retries + 1):
+        try:
+            response = await client.post(url, content=orjson.dumps(body), headers={"content-type": "application/json"})
+            if response.status_code not in RETRY_STATUS:
+                return response
+            reason = f"HTTP {response.status_code}"
+        except httpx.TransportError as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+        if attempt == config.retries:
+            raise StoreError(f"{url} failed after {config.retries + 1} tries: {reason}")
+        log.warning("%s (try %d), retrying in %.1fs", reason, attempt + 1, delay)
+        await asyncio.sleep(delay * (1 + random.random() / 2))
+        delay = min(delay * 2, 30.0)
+    raise AssertionError("unreachable")
+
+
+async def _score_batch(client: httpx.AsyncClient, base: str, scorer: str, batch: list[dict[str, Any]],
+                       config: EvalConfig) -> list[dict[str, Any]]:
+    options = {"scorer": scorer, "top_k": 0, "exclude_same_predicate": config.exclude_same_predicate}
+    response = await _post(client, f"{base}/v1/query/batch", {"queries": [entry_query(e) for e in batch], **options},
+                           config)
+    if response.status_code == 200:
+        results = response.json()["results"]
+        return [{"id": e["id"], "scorer": scorer, "score": r["score"], "evidence_count": r["evidence_count"]}
+                for e, r in zip(batch, results, strict=True)]
+    if response.status_code in (400, 404, 422) and len(batch) > 1:
+        # One bad entry fails its batch: ask one by one so only that entry is marked failed.
+        out = []
+        for e in batch:
+            out += await _score_batch(client, base, scorer, [e], config)
+        return out
+    if response.status_code in (400, 404, 422):
+        message = response.json().get("error", {}).get("message", response.text)
+        return [{"id": batch[0]["id"], "scorer": scorer, "score": 0.0, "evidence_count": 0, "error": message}]
+    raise StoreError(f"{base}: HTTP {response.status_code}: {response.text[:300]}")
+
+
+async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig, partial: Path,
+               progress: Callable[[int], None] | None) -> None:
+    done = _read_partial(partial)
+    todo = [(s, [e for e in entries if (e["id"], s) not in done]) for s in config.scorers]
+    jobs = [(s, items[i:i + config.batch_size]) for s, items in todo for i in range(0, len(items), config.batch_size)]
+    if progress:
+        progress(sum(1 for s in config.scorers for e in entries if (e["id"], s) in done))
+    semaphore = asyncio.Semaphore(config.concurrency)
+    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
+    async with httpx.AsyncClient(timeout=config.timeout, limits=limits) as client:
+        with partial.open("ab") as sink:
+            async def one(scorer: str, batch: list[dict[str, Any]]) -> None:
+                async with semaphore:
+                    lines = await _score_batch(client, base, scorer, batch, config)
+                sink.write(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+                sink.flush()
+                if progress:
+                    progress(len(batch))
+            await asyncio.gather(*(one(s, b) for s, b in jobs))
+
+
+def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: EvalConfig,
+             progress: Callable[[int], None] | None = None, title: str | None = None) -> EvalResult:
+    """Score every entry with every scorer through the service at `url`; write scores, report and figure."""
+    check_entries(entries)
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    partial = out / PARTIAL
+    asyncio.run(_run(entries, url.rstrip("/"), config, partial, progress))
+    done = _read_partial(partial)
+    report: dict[str, dict[str, float | int]] = {}
+    curves = {}
+    failed: dict[str, int] = {}
+    labels = [int(e["label"]) for e in entries]
+    lines = [{"id": e["id"], "label": int(e["label"])} for e in entries]
+    for scorer in config.scorers:
+        scores = [float(done[(e["id"], scorer)]["score"]) for e in entries]
+        evidence = [int(done[(e["id"], scorer)]["evidence_count"]) > 0 for e in entries]
+        failed[scorer] = sum(1 for e in entries if "error" in done[(e["id"], scorer)])
+        report[scorer] = evaluate_scores(labels, scores, evidence) | {"failed": failed[scorer]}
+        curves[scorer] = pr_curve(labels, scores, evidence)
+        for line, score, has in zip(lines, scores, evidence, strict=True):
+            line[scorer] = score
+            line["has_evidence"] = bool(line.get("has_evidence")) or has
+    (out / "scores.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    (out / "report.json").write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+    plot_pr_curves(curves, out / "pr_curves.png", title)
+    return EvalResult(report, out, time.perf_counter() - started, failed)
+
+
+def format_table(report: dict[str, dict[str, float | int]]) -> str:
+    """Return the report as a fixed-width table, best AUC_norm first."""
+    rows = sorted(report.items(), key=lambda kv: (-float(kv[1]["auc_norm"]), kv[0]))
+    lines = [f"{'scorer':<8} {'AUC_norm':>9} {'AUC_50':>8} {'xi':>6} {'coverage':>9} {'n':>6} {'failed':>6}"]
+    for scorer, m in rows:
+        lines.append(f"{scorer:<8} {100 * float(m['auc_norm']):>8.1f}% {100 * float(m['auc_50']):>7.1f}% "
+                     f"{float(m['xi']):>6.3f} {100 * float(m['coverage']):>8.1f}% {int(m['n']):>6} {int(m.get('failed', 0)):>6}")
+    return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""Batch evaluation over real HTTP (uvicorn on loopback) against the real Reuters build."""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import uvicorn
+
+from benchmark.metrics import evaluate_scores
+from graph_builder.errors import InputError, StoreError
+from graph_builder.triples import read_triples
+from service.app import create_app
+from service.evaluate import PARTIAL, EvalConfig, evaluate
+from service.settings import Settings
+
+from .conftest import Build
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(reuters_build: Build) -> Iterator[str]:
+    """The service on a loopback port, exactly as `egqa serve` runs it."""
+    port = _free_port()
+    settings = Settings(graphs_dir=reuters_build.graphs, store_url=reuters_build.sqlite_url, port=port)
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 60
+    while not srv.started and time.time() < deadline:
+        time.sleep(0.1)
+    assert srv.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def entries(reuters_build: Build) -> list[dict[str, Any]]:
+    """A small labelled set: real triples (label 1) and the same pairs with another pair's predicate (label 0)."""
+    rows = read_triples(reuters_build.triples).to_pylist()
+    rng = random.Random(3)
+    sample = rng.sample(rows, 60)
+    out = []
+    for n, r in enumerate(sample):
+        other = sample[(n + 1) % len(sample)]["predicate"]
+        for k, (label, predicate) in enumerate(((1, r["predicate"]), (0, other))):
+            out.append({"id": f"e{n:03d}-{k}", "bundle_id": f"e{n:03d}", "label": label, "subj": r["subj"],
+                        "obj": r["obj"], "subj_type": r["subj_type"], "obj_type": r["obj_type"],
+                        "predicate": predicate, "window": r["window"], "exclude_sentence_ids": []})
+    out.append({**out[0], "id": "bad-window", "window": 1})  # a window with no news: counted as failed
+    return out
+
+
+def test_evaluate_writes_scores_report_and_figure(server: str, entries: list[dict[str, Any]], tmp_path: Path) -> None:
+    config = EvalConfig(("binc", "exact"), batch_size=16, concurrency=3)
+    result = evaluate(entries, server, tmp_path, config)
+    lines = [orjson.loads(x) for x in (tmp_path / "scores.jsonl").read_bytes().splitlines()]
+    assert [x["id"] for x in lines] == [e["id"] for e in entries]
+    assert all({"id", "label", "binc", "exact"} <= set(x) for x in lines)
+    report = orjson.loads((tmp_path / "report.json").read_bytes())
+    assert set(report) == {"binc", "exact"} and report["exact"]["failed"] == 1
+    # Anyone can recompute the metrics from scores.jsonl.
+    again = evaluate_scores([x["label"] for x in lines], [x["exact"] for x in lines],
+                            [x["has_evidence"] for x in lines])
+    assert again["auc_norm"] == pytest.approx(report["exact"]["auc_norm"])
+    # Each positive is a real mention in its window: the exact baseline finds it, the graphs score it 1.0 too.
+    positives = [x for x in lines if x["label"] == 1 and x["id"] != "bad-window"]
+    assert all(x["exact"] == 1.0 and x["binc"] == 1.0 for x in positives)
+    assert report["exact"]["xi"] == pytest.approx(61 / 121)
+    assert (tmp_path / "pr_curves.png").stat().st_size > 5000
+    assert result.report == report
+
+
+def test_evaluate_resumes_without_asking_again(server: str, entries: list[dict[str, Any]], tmp_path: Path) -> None:
+    config = EvalConfig(("exact",), batch_size=32)
+    evaluate(entries[:40], server, tmp_path, config)
+    partial = (tmp_path / PARTIAL).read_bytes()
+    # The second run finds every score on disk; pointed at a dead port it would fail if it asked anything.
+    evaluate(entries[:40], "http://127.0.0.1:9", tmp_path, EvalConfig(("exact",), retries=0))
+    assert (tmp_path / PARTIAL).read_bytes() == partial
+    evaluate(entries[:60], server, tmp_path, config)  # 20 more entries: only those are asked
+    assert len((tmp_path / PARTIAL).read_bytes().splitlines()) == 60
+
+
+def test_unreachable_service_fails_clearly_after_retries(entries: list[dict[str, Any]], tmp_path: Path) -> None:
+    started = time.perf_counter()
+    with pytest.raises(StoreError, match="failed after 3 tries"):
+        evaluate(entries[:4], f"http://127.0.0.1:{_free_port()}", tmp_path, EvalConfig(("exact",), retries=2,
+                                                                                      backoff=0.05))
+    assert time.perf_counter() - started < 30
+
+
+def test_bad_datasets_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no entries"):
+        evaluate([], "http://127.0.0.1:9", tmp_path, EvalConfig())
+    with pytest.raises(InputError, match="not unique"):
+        evaluate([{"id": "a", "label": 1, "subj": "x", "obj": "y", "subj_type": "t", "obj_type": "t",
+                   "predicate": "(a.1,a.2)", "window": 1}] * 2, "http://127.0.0.1:9", tmp_path, EvalConfig())
