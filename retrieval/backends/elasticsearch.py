@@ -98,7 +98,7 @@ class ElasticsearchStore:
     def __init__(self, hosts: str, *, prefix: str = "egqa", create: bool = True,
                  window_days: int = DEFAULT_WINDOW_DAYS, request_timeout: float = 10.0,
                  bulk_timeout: float = 120.0, chunk_size: int = 2000, page_size: int = 10000,
-                 replicas: int = 0) -> None:
+                 replicas: int = 0, window_cache_seconds: float = 10.0) -> None:
         """Connect lazily to `hosts`; indices are named `<prefix>-triples-<year>` / `<prefix>-articles-<year>`."""
         if not _PREFIX_RE.match(prefix):
             raise InputError(f"bad Elasticsearch index prefix {prefix!r}: use lowercase letters, digits, - _ .")
@@ -114,6 +114,8 @@ class ElasticsearchStore:
         self.triples_alias = f"{prefix}-triples"
         self.articles_alias = f"{prefix}-articles"
         self._templates_ready = False
+        self.window_cache_seconds = window_cache_seconds
+        self._window_cache: tuple[float, dict[int, WindowInfo]] = (-1e18, {})
         # One retry on a refused connection; a timeout is not retried, so a dead server costs at most
         # ~request_timeout per call. The node pool revives its only node on the next call.
         self.client = Elasticsearch(hosts, request_timeout=request_timeout, max_retries=1,
@@ -211,6 +213,7 @@ class ElasticsearchStore:
                              f"first: {failures[0].get('error')}")
         self._call("refresh", lambda: self.client.indices.refresh(
             index=f"{self.prefix}-*", ignore_unavailable=True, allow_no_indices=True))
+        self._window_cache = (-1e18, {})
         return written, present
 
     # -- writes --------------------------------------------------------------------------------
@@ -370,10 +373,20 @@ class ElasticsearchStore:
 
     def windows(self) -> list[WindowInfo]:
         """Return every window that holds an article or a triple, by id."""
-        return self._windows()
+        found = self._windows()
+        self._window_cache = (time.monotonic(), {w.id: w for w in found})
+        return found
 
     def window(self, window_id: int) -> WindowInfo:
         """Return one window's counts; raise NotFoundError when the store holds nothing for it."""
+        # The service checks the window of every query: answer from a short-lived snapshot of windows()
+        # (two aggregations) instead of two searches per query.
+        stamp, cached = self._window_cache
+        if time.monotonic() - stamp > self.window_cache_seconds:
+            self.windows()
+            stamp, cached = self._window_cache
+        if window_id in cached:
+            return cached[window_id]
         found = self._windows({"term": {"window": window_id}})
         if not found:
             raise NotFoundError(f"window {window_id} holds no articles or triples in this store")
@@ -428,6 +441,7 @@ class ElasticsearchStore:
             except (ApiError, elastic_transport.TransportError) as exc:
                 raise StoreError(f"Elasticsearch at {self.hosts} refused drop: {exc}") from exc
         self._templates_ready = False
+        self._window_cache = (-1e18, {})
 
 
 def wait_until_up(url: str, timeout: float = 60.0) -> bool:
