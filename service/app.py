@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import ORJSONResponse
 
 from graph_builder import __version__
 from graph_builder.errors import EgqaError, InputError
@@ -17,7 +16,7 @@ from graph_builder.graphs.graphset import GraphSet
 from graph_builder.windows import window_span
 from retrieval.factory import open_store
 from service.engine import ScoringEngine
-from service.errors import PayloadTooLarge, error_response, install_error_handlers
+from service.errors import ORJSONResponse, PayloadTooLarge, error_response, install_error_handlers
 from service.schemas import (
     BatchRequest,
     BatchResponse,

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import logging
 
+import orjson
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import ORJSONResponse
+from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph_builder.errors import EgqaError
 
 log = logging.getLogger(__name__)
+
+
+class ORJSONResponse(JSONResponse):
+    """JSON responses rendered by orjson (dates, numpy-free dataclasses, non-ASCII text as UTF-8)."""
+
+    def render(self, content: object) -> bytes:
+        """Serialise with orjson."""
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
 
 
 def error_response(status: int, code: str, message: str, details: object | None = None) -> ORJSONResponse:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import scipy.sparse as sp
 from tqdm import tqdm
@@ -31,6 +32,7 @@ class BuildParams:
     top_k: int | None = None
     min_score: float = 0.0
     measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos")
+    splits: tuple[str, ...] | None = None  # keep only triples of these corpus splits (e.g. the induction period)
     block_rows: int = 2048
 
     def __post_init__(self) -> None:
@@ -45,6 +47,7 @@ class BuildParams:
         d = asdict(self)
         d.pop("block_rows")
         d["measures"] = list(self.measures)
+        d["splits"] = list(self.splits) if self.splits is not None else None
         return d
 
 
@@ -60,26 +63,39 @@ class BuildSummary:
     per_graph: list[dict[str, Any]] = field(default_factory=list)
 
 
-def shard_counts(path: str) -> pa.Table:
-    """Read one triples shard and return its partial (graph, node, feature, count) table."""
-    return partial_counts(pq.read_table(path, columns=COUNT_COLUMNS))
+def read_shard(path: str, splits: tuple[str, ...] | None = None) -> pa.Table:
+    """Read the counting columns of one triples shard, keeping only rows of `splits` when given."""
+    if splits is None:
+        return pq.read_table(path, columns=COUNT_COLUMNS)
+    table = pq.read_table(path, columns=[*COUNT_COLUMNS, "split"])
+    return table.filter(pc.is_in(table["split"], pa.array(list(splits)))).select(COUNT_COLUMNS)
 
 
-def count_triples(triples: Path, scheduler: str | None = None, progress: bool = True) -> tuple[pa.Table, int]:
-    """Aggregate counts over all shards, locally or on a Dask scheduler; return counts and triple total."""
+def shard_counts(path: str, splits: tuple[str, ...] | None = None) -> tuple[pa.Table, int]:
+    """Read one triples shard and return its partial (graph, node, feature, count) table and rows used."""
+    table = read_shard(path, splits)
+    return partial_counts(table), table.num_rows
+
+
+def count_triples(triples: Path, scheduler: str | None = None, progress: bool = True,
+                  splits: tuple[str, ...] | None = None) -> tuple[pa.Table, int]:
+    """Aggregate counts over all shards, locally or on a Dask scheduler; return counts and triples used."""
     files = [str(f) for f in shard_files(triples)]
-    total = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     if scheduler is None:
-        parts = [shard_counts(f) for f in tqdm(files, desc="counting shards", unit="shard", disable=not progress)]
-        return merge_counts(parts), total
+        results = [shard_counts(f, splits)
+                   for f in tqdm(files, desc="counting shards", unit="shard", disable=not progress)]
+        return merge_counts([r[0] for r in results]), sum(r[1] for r in results)
     from dask.distributed import Client, as_completed  # optional: only builds on a cluster need it
 
     with Client(scheduler) as client:
-        futures = client.map(shard_counts, files, pure=False)
+        futures = client.map(shard_counts, files, splits=splits, pure=False)
         parts = []
+        total = 0
         for future in tqdm(as_completed(futures), total=len(futures), desc="counting shards (dask)",
                            unit="shard", disable=not progress):
-            parts.append(future.result())
+            part, rows = future.result()
+            parts.append(part)
+            total += rows
     # Merge order does not matter: sums are exact integers and matrix order comes from string ranks.
     return merge_counts(parts), total
 
@@ -110,7 +126,9 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
 def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), scheduler: str | None = None,
                  overwrite: bool = False, progress: bool = True) -> BuildSummary:
     """Build one entailment graph per type pair from a triples dataset and write them to `out`."""
-    counts, n_triples = count_triples(triples, scheduler, progress)
+    counts, n_triples = count_triples(triples, scheduler, progress, params.splits)
+    if n_triples == 0:
+        raise ArtefactError(f"{triples}: no triples to count" + (f" in splits {list(params.splits)}" if params.splits else ""))
     source = {"triples": str(triples), "triples_checksum": dataset_checksum(triples), "triples_rows": n_triples}
     graphs = count_matrices(counts, CountParams(params.min_predicates_per_pair, params.min_pairs_per_predicate))
     del counts

@@ -4,7 +4,8 @@ Layout for prefix `p`: triples of a window go to `p-triples-<year of the window'
 rows to `p-articles-<year>`; index templates give every such index the explicit mapping and put it
 behind the aliases `p-triples` / `p-articles`, so a growing archive just adds indices. A window never
 spans two indices, so an evidence lookup searches one index. Documents use triple_id (article_id) as
-`_id` and are written with op `create`, which makes re-ingest idempotent. Queries use term/terms/bool,
+`_id` and are written with op `create`, which makes re-ingest idempotent; ids already stored are
+looked up first (one ids query per page) and not sent again, so re-running an ingest is cheap. Queries use term/terms/bool,
 count and composite/terms aggregations only (all in the server core of the integ-test-zip).
 """
 
@@ -229,8 +230,12 @@ class ElasticsearchStore:
         cols["negated"] = [bool(x) for x in cols["negated"]]
         cols["window"] = [int(w) for w in cols["window"]]  # type: ignore[call-overload]
 
+        known = self._existing_ids(cols["triple_id"])  # type: ignore[arg-type]
+
         def actions() -> Iterator[dict[str, Any]]:
             for i in range(n):
+                if cols["triple_id"][i] in known:
+                    continue
                 doc = {f: cols[f][i] for f in TRIPLE_FIELDS}
                 yield {"_op_type": "create", "_index": self._index_for("triples", doc["window"]),
                        "_id": doc["triple_id"], "_source": doc}
@@ -246,6 +251,19 @@ class ElasticsearchStore:
              "_source": {"article_id": aid, "date": d, "window": w}}
             for aid, (d, w) in sorted(stubs.items())))
         return added
+
+    def _existing_ids(self, triple_ids: list[str]) -> set[str]:
+        """Return which of `triple_ids` are stored already (an ids query per page, no documents)."""
+        known: set[str] = set()
+        for start in range(0, len(triple_ids), self.page_size):
+            page = triple_ids[start:start + self.page_size]
+            body = {"query": {"ids": {"values": page}}, "_source": False, "size": len(page),
+                    "track_total_hits": False}
+            resp = self._call("add_triples (known ids)", lambda b=body: self.client.search(
+                index=self.triples_alias, ignore_unavailable=True, allow_no_indices=True,
+                filter_path=["hits.hits._id"], **b))
+            known.update(h["_id"] for h in resp.get("hits", {}).get("hits", []))
+        return known
 
     def add_articles(self, rows: ArticleRows) -> int:
         """Add or update article rows; return how many rows were written."""

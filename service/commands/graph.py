@@ -26,12 +26,15 @@ def build(
     min_score: Annotated[float, typer.Option(help="Drop edges scoring below this.")] = 0.0,
     measures: Annotated[str, typer.Option(help="Comma-separated measures.")] = "binc,weeds,lin,cos",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
+    split: Annotated[str | None, typer.Option(help="Only triples of these corpus splits, comma-separated "
+                                                   "(e.g. TRAIN: keep the evaluation period out of the graphs).")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing graph set at --out.")] = False,
 ) -> None:
     """Build one entailment graph per type pair from a triples dataset."""
+    splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
     params = BuildParams(min_predicates_per_pair=min_predicates_per_pair,
                          min_pairs_per_predicate=min_pairs_per_predicate, top_k=top_k, min_score=min_score,
-                         measures=tuple(m.strip() for m in measures.split(",") if m.strip()))
+                         measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits)
     summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
     edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
     typer.echo(f"triples {summary.triples:,}  graphs {summary.graphs:,}  nodes {summary.nodes:,}  edges: {edges}")
@@ -113,7 +116,7 @@ def eval_levyholt(
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
 ) -> None:
     """Score LevyHolt premise->hypothesis pairs and print AUC_norm, AUC_50 and coverage per measure."""
-    from graph_builder.graphs.levyholt import evaluate_levyholt, format_table
+    from benchmark.levyholt import evaluate_levyholt, format_table
 
     formats = ("rels", "s") if fmt == "both" else (fmt,)
     rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png)

@@ -10,7 +10,7 @@ import pytest
 from graph_builder.graphs.build import BuildParams, build_graphs
 from graph_builder.graphs.graphset import GraphSet
 from benchmark.metrics import pr_curve
-from graph_builder.graphs.levyholt import evaluate_levyholt, read_readable, read_rels, score_pairs, to_query
+from benchmark.levyholt import evaluate_levyholt, read_readable, read_rels, score_pairs, to_query
 from tests.graph_builder.graph_fixtures import SHARED_DATA, write_triples
 
 LEVYHOLT = SHARED_DATA / "levyholt"

@@ -136,3 +136,30 @@ def test_top_k_and_min_score_are_applied_and_recorded(built: tuple[Path, Path], 
         assert np.diff(off.tocsr().indptr).max() <= 2
         assert off.data.min() >= 0.2 if off.nnz else True
         assert graph.manifest["parameters"]["top_k"] == 2
+
+
+def test_split_filter_keeps_other_periods_out_of_the_graphs(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from graph_builder.triples import write_shard
+
+    specs = [(f"a{i}", "organization", "(buy.1,buy.2)", f"b{j}", "organization") for i in range(3) for j in range(3)]
+    specs += [(f"a{i}", "organization", "(acquire.1,acquire.2)", f"b{j}", "organization") for i in range(3) for j in range(3)]
+    specs += [(f"a{i}", "organization", "(own.1,own.2)", f"b{j}", "organization") for i in range(3) for j in range(3)]
+    folder = write_triples(tmp_path / "t", specs, shards=1)
+    shard = next(folder.glob("part-*.parquet"))
+    rows = pq.read_table(shard).to_pylist()
+    for r in rows:
+        r["split"] = "TEST" if "own" in r["predicate"] else "TRAIN"
+    write_shard(rows, shard)
+    every = build_graphs(folder, tmp_path / "all", BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2),
+                         progress=False)
+    train = build_graphs(folder, tmp_path / "train", BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2,
+                                                                 splits=("TRAIN",)), progress=False)
+    assert every.triples == 27 and train.triples == 18
+    nodes = GraphSet.load(tmp_path / "train").graphs
+    names = {n for g in nodes.values() for n in g.nodes}
+    assert names and not any("own" in n for n in names)
+    assert any("own" in n for g in GraphSet.load(tmp_path / "all").graphs.values() for n in g.nodes)
+    with pytest.raises(ArtefactError, match="no triples"):
+        build_graphs(folder, tmp_path / "none", BuildParams(splits=("DEV",)), progress=False)
