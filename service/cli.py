@@ -21,9 +21,9 @@ app = typer.Typer(
 
 def _register_commands() -> None:
     # Imported here so `egqa --help` lists every group; each module registers its own commands.
-    from service.commands import benchmark, evaluate, extract, graph, index, serve
+    from service.commands import benchmark, demo, evaluate, extract, graph, index, serve
 
-    for module in (extract, graph, index, serve, benchmark, evaluate):
+    for module in (demo, extract, graph, index, serve, benchmark, evaluate):
         module.register(app)
 
 

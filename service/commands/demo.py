@@ -1,0 +1,48 @@
+"""`egqa demo`: the whole loop on a corpus, end to end (the README's main command)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from tqdm import tqdm
+
+from service.demo import run_demo
+from service.evaluate import format_table
+
+
+def demo(
+    corpus: Annotated[Path | None, typer.Argument(help="Corpus file or folder; else $EGQA_CORPUS; else Reuters-21578 is downloaded.")] = None,
+    out: Annotated[Path, typer.Option(help="Folder for every artefact of the run.")] = Path("out/demo"),
+) -> None:
+    """Extract -> build graphs -> index -> serve -> build benchmark -> evaluate over HTTP -> report."""
+    bars: list[tqdm] = []
+
+    def progress(name: str, total: int | None) -> Callable[[int], None]:
+        while bars:  # one bar at a time: the previous step is over
+            bars.pop().close()
+        bars.append(tqdm(desc=f"   {name}", total=total, dynamic_ncols=True))
+        return bars[-1].update
+
+    def say(text: str) -> None:
+        while bars:
+            bars.pop().close()
+        typer.echo(text)
+
+    try:
+        result = run_demo(corpus, out, say=say, progress_factory=progress)
+    finally:
+        while bars:
+            bars.pop().close()
+    stats = result.benchmark_stats
+    typer.echo(f"\nbenchmark: {stats.get('splits', stats)}")
+    typer.echo(format_table(result.evaluation.report))
+    typer.echo(f"\nprecision-recall figure: {out / 'eval' / 'pr_curves.png'}")
+    typer.echo(f"scores: {out / 'eval' / 'scores.jsonl'}   report: {out / 'eval' / 'report.json'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the demo command to the CLI."""
+    app.command()(demo)

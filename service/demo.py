@@ -1,0 +1,123 @@
+"""The end-to-end demo: corpus -> triples -> graphs -> evidence store -> running service -> benchmark ->
+evaluation over HTTP -> table and figure. Every stage calls the same library function as its CLI command.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from benchmark.build import BuildConfig, build_benchmark_files, read_jsonl
+from graph_builder.download import resolve_corpus
+from graph_builder.errors import StoreError
+from graph_builder.graphs.build import BuildParams, build_graphs
+from graph_builder.pipeline import extract_corpus
+from retrieval.factory import open_store
+from retrieval.ingest import index_dataset
+from service.evaluate import EvalConfig, EvalResult, evaluate
+
+log = logging.getLogger(__name__)
+
+DEMO_SCORERS = ("binc", "weeds", "lin", "cos", "exact")
+# Reuters-21578 is ~20k articles: REFERENCE §1 and §3 thresholds scaled down (see README).
+DEMO_GRAPH_PARAMS = BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2, splits=("TRAIN",))
+
+
+@dataclass
+class DemoResult:
+    """Where the demo wrote everything, and the evaluation it printed."""
+
+    out: Path
+    benchmark_stats: dict[str, object]
+    evaluation: EvalResult
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_service(graphs: Path, store_url: str, log_path: Path, timeout: float = 180.0) -> Iterator[str]:
+    """Start `egqa serve` in a child process, wait until /ready, yield its URL, stop it afterwards."""
+    port = _free_port()
+    env = {**os.environ, "EGQA_GRAPHS_DIR": str(graphs), "EGQA_STORE_URL": store_url, "EGQA_PORT": str(port),
+           "EGQA_HOST": "127.0.0.1", "EGQA_LOG_LEVEL": "warning"}
+    url = f"http://127.0.0.1:{port}"
+    with log_path.open("wb") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "service", "serve"], env=env, stdout=sink, stderr=sink)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                if proc.poll() is not None:
+                    raise StoreError(f"the service exited with code {proc.returncode}; see {log_path}")
+                try:
+                    if httpx.get(f"{url}/ready", timeout=2.0).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise StoreError(f"the service was not ready after {timeout:.0f}s; see {log_path}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = print,
+             progress_factory: Callable[[str, int | None], Callable[[int], None]] | None = None,
+             scorers: tuple[str, ...] = DEMO_SCORERS, graph_params: BuildParams = DEMO_GRAPH_PARAMS,
+             benchmark_config: BuildConfig = BuildConfig()) -> DemoResult:
+    """Run the whole loop on a corpus (downloading Reuters-21578 when none is given) into `out`."""
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+
+    def bar(name: str, total: int | None = None) -> Callable[[int], None] | None:
+        return progress_factory(name, total) if progress_factory else None
+
+    def step(n: int, text: str) -> None:
+        say(f"== {n}/6 {text}  [{time.perf_counter() - started:.0f}s]")
+
+    step(1, "corpus")
+    source = resolve_corpus(corpus, out / "corpus")
+    say(f"   using {source}")
+    step(2, f"extracting typed triples (all cores) into {out / 'triples'}")
+    ext = extract_corpus([source], out / "triples", progress=bar("extract"))
+    say(f"   {ext.articles:,} articles, {ext.triples:,} triples; skipped records {ext.read['skipped']}")
+    step(3, f"building entailment graphs from the {', '.join(graph_params.splits or ('all',))} period")
+    built = build_graphs(out / "triples", out / "graphs", graph_params, overwrite=True)
+    say(f"   {built.graphs} graphs, {built.nodes:,} nodes, edges {built.edges}")
+    step(4, "indexing the evidence store")
+    store_url = f"sqlite:///{(out / 'evidence.db').resolve()}"
+    store = open_store(store_url)
+    try:
+        indexed = index_dataset(out / "triples", store)
+    finally:
+        store.close()
+    say(f"   {indexed.triples_read:,} triples read, {indexed.triples_added:,} new")
+    step(5, "building the BoOQA-style benchmark (WordNet-hyponym negatives)")
+    stats = build_benchmark_files(out / "triples", out / "benchmark", benchmark_config)
+    entries = read_jsonl(out / "benchmark" / "test.jsonl")
+    say(f"   test split: {len(entries):,} propositions ({sum(int(e['label']) for e in entries):,} true)")
+    step(6, "starting the service and evaluating the test split over HTTP")
+    with running_service(out / "graphs", store_url, out / "service.log") as url:
+        say(f"   service ready at {url}")
+        result = evaluate(entries, url, out / "eval", EvalConfig(scorers), title="egqa demo: test split",
+                          progress=bar("evaluate", len(entries) * len(scorers)))
+    say(f"   evaluated in {result.seconds:.1f}s; whole demo {time.perf_counter() - started:.0f}s")
+    return DemoResult(out, stats, result)
