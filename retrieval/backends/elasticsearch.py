@@ -5,8 +5,9 @@ rows to `p-articles-<year>`; index templates give every such index the explicit 
 behind the aliases `p-triples` / `p-articles`, so a growing archive just adds indices. A window never
 spans two indices, so an evidence lookup searches one index. Documents use triple_id (article_id) as
 `_id` and are written with op `create`, which makes re-ingest idempotent; ids already stored are
-looked up first (one ids query per page) and not sent again, so re-running an ingest is cheap. Queries use term/terms/bool,
-count and composite/terms aggregations only (all in the server core of the integ-test-zip).
+looked up first (one ids query per page) and not sent again, so re-running an ingest is cheap.
+Queries use term/terms/ids/bool, count and composite/terms aggregations only (all in the server core
+of the integ-test-zip).
 """
 
 from __future__ import annotations
@@ -277,8 +278,8 @@ class ElasticsearchStore:
         def actions() -> Iterator[dict[str, Any]]:
             for i in range(n):
                 doc = {f: cols[f][i] for f in ARTICLE_FIELDS}
-                yield {"_op_type": "index", "_index": self._index_for("articles", int(doc["window"])),  # type: ignore[call-overload]
-                       "_id": doc["article_id"], "_source": doc}
+                index = self._index_for("articles", int(doc["window"]))  # type: ignore[call-overload]
+                yield {"_op_type": "index", "_index": index, "_id": doc["article_id"], "_source": doc}
 
         written, _ = self._bulk("add_articles", actions())
         return written

@@ -9,7 +9,6 @@ counts and article stubs are then computed by SQL over the batch's new rows only
 from __future__ import annotations
 
 import datetime as dt
-import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -32,8 +31,6 @@ from retrieval.protocol import (
     WindowInfo,
     rows_to_columns,
 )
-
-log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "egqa.sqlite-store.v1"
 # `window` is an SQL keyword, so the column is window_id; every other column keeps its schema name.

@@ -22,7 +22,8 @@ def test_http_url_opens_elasticsearch_with_prefix_from_path() -> None:
     """http(s)://host:port[/prefix] picks Elasticsearch; the path names the index prefix."""
     store = open_store("http://127.0.0.1:9/archive")
     assert store.backend == "elasticsearch"
-    assert (store.triples_alias, store.articles_alias) == ("archive-triples", "archive-articles")  # type: ignore[attr-defined]
+    aliases = (store.triples_alias, store.articles_alias)  # type: ignore[attr-defined]
+    assert aliases == ("archive-triples", "archive-articles")
     assert open_store("https://es.example:9243").prefix == "egqa"  # type: ignore[attr-defined]
 
 
