@@ -33,6 +33,7 @@ _register_commands()
 def main() -> None:
     """Run the CLI, turning egqa's domain errors into a one-line message and exit code 2."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per HTTP request drowns the progress bars
     try:
         app()
     except EgqaError as exc:
