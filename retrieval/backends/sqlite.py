@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -176,17 +177,41 @@ class SQLiteStore:
                 before = conn.execute("SELECT coalesce(max(rowid), 0) FROM main.triples").fetchone()[0]
                 added = conn.executemany(f"INSERT OR IGNORE INTO main.triples ({_COL_LIST}) VALUES ({placeholders})",
                                          values).rowcount
-                for arg, typ in (("subj", "subj_type"), ("obj", "obj_type")):
-                    conn.execute(f"INSERT INTO main.arg_types (arg, type, n) SELECT {arg}, {typ}, count(*) "
-                                 f"FROM main.triples WHERE rowid > ? GROUP BY {arg}, {typ} "
-                                 "ON CONFLICT (arg, type) DO UPDATE SET n = n + excluded.n", (before,))
-                # Articles known only from their triples still count in their window.
-                conn.execute("INSERT OR IGNORE INTO main.articles (article_id, date, window_id) "
-                             "SELECT article_id, min(date), min(window_id) FROM main.triples WHERE rowid > ? "
-                             "GROUP BY article_id", (before,))
+                if added == len(cols["triple_id"]):
+                    # Every row was new (the usual first ingest): count from the batch in Python, which
+                    # is cheaper than reading the new rows (with their sentences) back.
+                    self._count_new_rows(conn, cols)
+                elif added:
+                    self._count_new_rows_sql(conn, before)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot add triples: {exc}") from exc
         return added
+
+    @staticmethod
+    def _count_new_rows(conn: sqlite3.Connection, cols: dict[str, list[object]]) -> None:
+        """Add the batch's argument-type counts and article stubs (all rows of `cols` are new)."""
+        types = Counter(zip(cols["subj"], cols["subj_type"], strict=True))
+        types.update(zip(cols["obj"], cols["obj_type"], strict=True))
+        conn.executemany("INSERT INTO main.arg_types (arg, type, n) VALUES (?, ?, ?) "
+                         "ON CONFLICT (arg, type) DO UPDATE SET n = n + excluded.n",
+                         ((a, t, n) for (a, t), n in types.items()))
+        stubs: dict[object, tuple[object, object]] = {}
+        for aid, date, window in zip(cols["article_id"], cols["date"], cols["window"], strict=True):
+            stubs.setdefault(aid, (date, window))
+        # Articles known only from their triples still count in their window.
+        conn.executemany("INSERT OR IGNORE INTO main.articles (article_id, date, window_id) VALUES (?, ?, ?)",
+                         ((aid, d, w) for aid, (d, w) in stubs.items()))
+
+    @staticmethod
+    def _count_new_rows_sql(conn: sqlite3.Connection, before: int) -> None:
+        """Add argument-type counts and article stubs for the rows stored after rowid `before`."""
+        for arg, typ in (("subj", "subj_type"), ("obj", "obj_type")):
+            conn.execute(f"INSERT INTO main.arg_types (arg, type, n) SELECT {arg}, {typ}, count(*) "
+                         f"FROM main.triples WHERE rowid > ? GROUP BY {arg}, {typ} "
+                         "ON CONFLICT (arg, type) DO UPDATE SET n = n + excluded.n", (before,))
+        conn.execute("INSERT OR IGNORE INTO main.articles (article_id, date, window_id) "
+                     "SELECT article_id, min(date), min(window_id) FROM main.triples WHERE rowid > ? "
+                     "GROUP BY article_id", (before,))
 
     def add_articles(self, rows: ArticleRows) -> int:
         """Add or update article rows; return how many rows were written."""
