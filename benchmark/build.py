@@ -84,8 +84,8 @@ class Lexicon(Protocol):
 class BuildConfig:
     """Every threshold and choice of the construction; the defaults suit Reuters-21578."""
 
-    min_pair_articles: int = 3          # starring pair: mentioned in >= this many articles of the window (paper 15)
-    min_pair_predicates: int = 3        # ... with >= this many distinct predicates in the window (paper 15)
+    min_pair_articles: int = 2          # starring pair: mentioned in >= this many articles of the window (paper 15)
+    min_pair_predicates: int = 2        # ... with >= this many distinct predicates in the window (paper 15)
     min_predicate_pairs: int = 3        # felicitous: seen with >= this many distinct argument pairs (paper 30)
     max_negatives: int = 2              # negatives per positive (paper 2)
     negatives_per_positive: float = 2.0  # bucket quota: negatives per positive in each frequency bucket
@@ -517,10 +517,17 @@ def _match_buckets(bundles: list[Bundle], frequency: Counter[str], bounds: Seque
         excess = {k: pos[k] - int(neg[k] / ratio + 0.5) for k in pos if pos[k] > neg[k] / ratio + 0.5}
         if not excess or ratio == 0:
             break
+        surplus = {k: neg[k] - ratio * pos[k] for k in set(pos) | set(neg)}
         drop: set[int] = set()
         for k in sorted(excess):
             members = [i for i, b in enumerate(kept) if bucket_of(frequency[b.predicate], bounds) == k]
-            drop.update(rng.sample(members, min(excess[k], len(members))))
+            rng.shuffle(members)
+            # Drop first the bundles whose negatives sit in buckets with negatives to spare, so that
+            # dropping does not open a new deficit elsewhere (a cascade that would empty the benchmark).
+            harm = {i: sum(1 for n in kept[i].negatives if surplus.get(bucket_of(frequency[n], bounds), 0.0) < 1.0)
+                    for i in members}
+            members.sort(key=lambda i: harm[i])
+            drop.update(members[:excess[k]])
         kept = [b for i, b in enumerate(kept) if i not in drop]
     pos, neg = _bucket_table(kept, frequency, bounds)
     names = [_bucket_name(i, bounds) for i in range(len(bounds) + 1)]
