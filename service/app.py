@@ -35,7 +35,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code i
 def open_engine(settings: Settings) -> ScoringEngine:
     """Open the graphs and the evidence store named by the settings and build the engine."""
     graphs = GraphSet.load(settings.graphs_dir)
-    store = open_store(settings.store_url)
+    store = open_store(settings.store_url, create=False)  # a wrong path is an error, not an empty store
     return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
                          window_days=settings.window_days, max_evidence=settings.max_evidence)
 
