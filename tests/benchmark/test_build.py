@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import orjson
+import pyarrow as pa
 import pytest
 
 from benchmark.build import (
@@ -20,12 +21,10 @@ from benchmark.build import (
     predicate_key,
     read_jsonl,
 )
-from benchmark.wordnet import DEBIAN_WORDNET_DIR, INSTALL_HINT, open_wordnet
+from benchmark.wordnet import DEBIAN_WORDNET_DIR, INSTALL_HINT
 from graph_builder.errors import InputError
 from graph_builder.triples import TRIPLE_SCHEMA, shard_path, write_shard
 from graph_builder.windows import window_of
-
-import pyarrow as pa
 
 
 class FakeLexicon:
