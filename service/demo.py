@@ -42,7 +42,8 @@ class DemoResult:
     evaluation: EvalResult
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """Return a TCP port on loopback that is free right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -51,7 +52,7 @@ def _free_port() -> int:
 @contextmanager
 def running_service(graphs: Path, store_url: str, log_path: Path, timeout: float = 180.0) -> Iterator[str]:
     """Start `egqa serve` in a child process, wait until /ready, yield its URL, stop it afterwards."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "EGQA_GRAPHS_DIR": str(graphs), "EGQA_STORE_URL": store_url, "EGQA_PORT": str(port),
            "EGQA_HOST": "127.0.0.1", "EGQA_LOG_LEVEL": "warning"}
     url = f"http://127.0.0.1:{port}"

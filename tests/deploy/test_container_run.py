@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from service.demo import free_port
 from tests.deploy.deployfiles import REPO, compose, image_environment, service_environment
 
 # Three verbs over the same company pairs: enough shared argument pairs for one graph past the cutoffs.
@@ -38,10 +38,6 @@ def container_env(service: str, local: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _get(url: str) -> tuple[int, dict[str, object]]:
@@ -81,7 +77,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | str]:
 @pytest.fixture(scope="module")
 def served(built: dict[str, object]) -> Iterator[dict[str, object]]:
     """Start the egqa service's command with its environment; yield its URL and environment."""
-    port = _free_port()
+    port = free_port()
     env = container_env("egqa", {"EGQA_GRAPHS_DIR": str(built["EGQA_GRAPHS_DIR"]),
                                  "EGQA_STORE_URL": str(built["EGQA_STORE_URL"]), "EGQA_PORT": str(port)})
     log = Path(str(built["root"])) / "serve.log"
@@ -134,7 +130,7 @@ def test_image_healthcheck_passes_on_the_live_service_and_fails_without_it(serve
     probe = [sys.executable, str(REPO / "scripts" / "healthcheck.py")]
     env = dict(served["env"])  # type: ignore[call-overload]
     assert subprocess.run(probe, env=env, capture_output=True, timeout=30).returncode == 0
-    env["EGQA_PORT"] = str(_free_port())
+    env["EGQA_PORT"] = str(free_port())
     down = subprocess.run(probe, env=env, capture_output=True, text=True, timeout=30)
     assert down.returncode == 1
     assert "unhealthy" in down.stderr

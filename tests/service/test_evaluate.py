@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -19,21 +18,18 @@ from graph_builder.errors import InputError, StoreError
 from graph_builder.triples import read_triples
 from service.app import create_app
 from service.evaluate import PARTIAL, EvalConfig, evaluate
+from service.demo import free_port
 from service.settings import Settings
 
 from .conftest import Build
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def server(reuters_build: Build) -> Iterator[str]:
     """The service on a loopback port, exactly as `egqa serve` runs it."""
-    port = _free_port()
+    port = free_port()
     settings = Settings(graphs_dir=reuters_build.graphs, store_url=reuters_build.sqlite_url, port=port)
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
@@ -99,7 +95,7 @@ def test_evaluate_resumes_without_asking_again(server: str, entries: list[dict[s
 def test_unreachable_service_fails_clearly_after_retries(entries: list[dict[str, Any]], tmp_path: Path) -> None:
     started = time.perf_counter()
     with pytest.raises(StoreError, match="failed after 3 tries"):
-        evaluate(entries[:4], f"http://127.0.0.1:{_free_port()}", tmp_path, EvalConfig(("exact",), retries=2,
+        evaluate(entries[:4], f"http://127.0.0.1:{free_port()}", tmp_path, EvalConfig(("exact",), retries=2,
                                                                                       backoff=0.05))
     assert time.perf_counter() - started < 30
 
