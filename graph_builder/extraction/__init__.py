@@ -29,9 +29,13 @@ class SentenceTriples:
     relations: list[Relation]
 
 
-@lru_cache(maxsize=4)
 def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
     """Load (once per process) the spaCy pipeline, or raise ModelMissingError saying how to install it."""
+    return _load_pipeline(model)  # one cache key per model, however the caller spells the call
+
+
+@lru_cache(maxsize=4)
+def _load_pipeline(model: str) -> Language:
     import spacy
 
     try:
