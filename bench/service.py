@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from pathlib import Path
 
-import httpx
-import numpy as np
+# Run as a script, this folder comes first on sys.path and bench/retrieval.py would shadow the package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from graph_builder.graphs.graphset import GraphSet
-from graph_builder.triples import read_triples
-from retrieval.factory import open_store
-from service.demo import running_service
-from service.engine import HypothesisInput, Options, ScoringEngine
+import httpx  # noqa: E402
+import numpy as np  # noqa: E402
+
+from graph_builder.graphs.graphset import GraphSet  # noqa: E402
+from graph_builder.triples import read_triples  # noqa: E402
+from retrieval.factory import open_store  # noqa: E402
+from service.demo import running_service  # noqa: E402
+from service.engine import HypothesisInput, Options, ScoringEngine  # noqa: E402
 
 
 def main() -> None:
