@@ -114,19 +114,23 @@ class ScoringEngine:
         return scorer
 
     # -- resolving hypotheses ------------------------------------------------------------------------
-    def resolve_window(self, date: dt.date | None, window: int | None) -> int:
-        """Return the window id of a request, checking the store holds news for it."""
+    def resolve_window(self, date: dt.date | None, window: int | None, checked: set[int] | None = None) -> int:
+        """Return the window id of a request, checking the store holds news for it (once per `checked` set)."""
         if window is None and date is None:
             raise InputError("give the proposition's `date` (YYYY-MM-DD) or its `window` id")
         if window is not None and date is not None and window_of(date, self.window_days) != window:
             raise InputError(f"date {date} lies in window {window_of(date, self.window_days)}, not {window}")
         wid = window if window is not None else window_of(date, self.window_days)  # type: ignore[arg-type]
+        if checked is not None and wid in checked:
+            return wid
         try:
             self.store.window(wid)
         except NotFoundError:
             span = window_span(wid, self.window_days)
             raise NotFoundError(f"no indexed news for window {wid} ({span.start} .. {span.end}); "
                                 "GET /v1/windows lists the windows that have news") from None
+        if checked is not None:
+            checked.add(wid)
         return wid
 
     def _argument_type(self, arg: str, given: str | None, parsed: str | None) -> tuple[str, str]:
@@ -139,9 +143,9 @@ class ScoringEngine:
             return parsed, "ner"
         return UNKNOWN_TYPE, "default"
 
-    def resolve(self, item: HypothesisInput) -> Hypothesis:
+    def resolve(self, item: HypothesisInput, checked_windows: set[int] | None = None) -> Hypothesis:
         """Turn a request item into a typed hypothesis in canonical argument order."""
-        window = self.resolve_window(item.date, item.window)
+        window = self.resolve_window(item.date, item.window, checked_windows)
         if item.text is not None:
             if item.subject or item.predicate or item.object:
                 raise InputError("give either `text` or `subject`/`predicate`/`object`, not both")
@@ -187,7 +191,9 @@ class ScoringEngine:
     # -- scoring ---------------------------------------------------------------------------------------
     def judge(self, items: Sequence[HypothesisInput], options: Options) -> list[Answer]:
         """Resolve and judge a batch of hypotheses (errors raise for the whole batch)."""
-        return self.judge_resolved([self.resolve(i) for i in items], [i.exclude_sentence_ids for i in items], options)
+        checked: set[int] = set()  # a batch mostly shares a few windows: check each one once
+        return self.judge_resolved([self.resolve(i, checked) for i in items], [i.exclude_sentence_ids for i in items],
+                                   options)
 
     def judge_resolved(self, hyps: Sequence[Hypothesis], excludes: Sequence[tuple[str, ...]],
                        options: Options) -> list[Answer]:
