@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,3 +18,36 @@ def reuters_dir() -> Path:
     if not REUTERS.is_dir():
         pytest.skip(f"real data absent: {REUTERS} not found (place ../shared/data beside the repository)")
     return REUTERS
+
+
+SLICE = ("reut2-000.sgm", "reut2-001.sgm")  # 1,875 articles, 1987-02-26 .. 1987-03-04
+
+
+@dataclass(frozen=True)
+class Build:
+    """Paths of the real Reuters build shared by the store and service tests."""
+
+    triples: Path
+    graphs: Path
+    sqlite_url: str
+
+
+@pytest.fixture(scope="session")
+def reuters_build(reuters_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """Extract two real Reuters files, build their graphs and index them in SQLite (about a minute on 2 cores)."""
+    from graph_builder.graphs.build import BuildParams, build_graphs
+    from graph_builder.pipeline import extract_corpus
+    from graph_builder.triples import read_articles, read_triples
+    from retrieval.factory import open_store
+
+    root = tmp_path_factory.mktemp("build")
+    extract_corpus([reuters_dir / name for name in SLICE], root / "triples", workers=2)
+    # A slice is small: REFERENCE's cutoffs scaled down.
+    build_graphs(root / "triples", root / "graphs", BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2),
+                 progress=False)
+    url = f"sqlite:///{root / 'evidence.db'}"
+    store = open_store(url)
+    store.add_articles(read_articles(root / "triples"))
+    store.add_triples(read_triples(root / "triples"))
+    store.close()
+    return Build(root / "triples", root / "graphs", url)

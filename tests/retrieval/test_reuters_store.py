@@ -24,15 +24,13 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def reuters() -> tuple[pa.Table, pa.Table | None]:
-    """The Reuters triples (and article table), or a skip saying what is missing."""
+def reuters(request: pytest.FixtureRequest) -> tuple[Path, pa.Table, pa.Table | None]:
+    """The full Reuters triples when extracted (EGQA_REUTERS_TRIPLES), else the shared real two-file build."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data folder {SHARED_DATA} is absent")
-    if not any(TRIPLES.glob("part-*.parquet")):
-        pytest.skip(f"no Reuters triples at {TRIPLES} (run `egqa extract ../shared/data/reuters21578 "
-                    f"--out {TRIPLES}` or set EGQA_REUTERS_TRIPLES)")
-    articles = read_articles(TRIPLES) if any(TRIPLES.glob("articles-*.parquet")) else None
-    return read_triples(TRIPLES), articles
+    path = TRIPLES if any(TRIPLES.glob("part-*.parquet")) else request.getfixturevalue("reuters_build").triples
+    articles = read_articles(path) if any(path.glob("articles-*.parquet")) else None
+    return path, read_triples(path), articles
 
 
 def brute_force(table: pa.Table, q: EvidenceQuery) -> list[tuple[str, bool]]:
@@ -45,10 +43,10 @@ def brute_force(table: pa.Table, q: EvidenceQuery) -> list[tuple[str, bool]]:
     return [(r["triple_id"], r["subj"] == q.arg_a) for r in rows]
 
 
-def test_reuters_store_matches_brute_force(reuters: tuple[pa.Table, pa.Table | None], store: Any) -> None:
+def test_reuters_store_matches_brute_force(reuters: tuple[Path, pa.Table, pa.Table | None], store: Any) -> None:
     """All triples go in once; counts and 300 sampled BoOQA-style lookups match a full scan."""
-    table, articles = reuters
-    summary = index_dataset(TRIPLES, store)
+    path, table, articles = reuters
+    summary = index_dataset(path, store)
     assert summary.triples_added == table.num_rows == store.stats().triples
 
     windows = {w.id: w for w in store.windows()}

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from graph_builder.triples import read_triples
 
-from .conftest import Build
+from tests.conftest import Build
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from service.evaluate import PARTIAL, EvalConfig, evaluate
 from service.demo import free_port
 from service.settings import Settings
 
-from .conftest import Build
+from tests.conftest import Build
 
 
 
