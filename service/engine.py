@@ -181,7 +181,7 @@ class ScoringEngine:
         for a, b in ((subj, obj), _PLACEHOLDERS):
             for t in extract_text(f"{a} {predicate} {b}.", require_entity=False):
                 pair = (t["subject"], t["object"])
-                if pair == (normalise([a]), normalise([b])) or pair == (normalise(a.split()), normalise(b.split())):
+                if pair == (normalise(a.split()), normalise(b.split())):
                     return str(t["predicate"]), predicate, False, (str(t["subject_type"]), str(t["object_type"]))
                 if pair == (normalise(b.split()), normalise(a.split())):
                     return str(t["predicate"]), predicate, True, (str(t["object_type"]), str(t["subject_type"]))
