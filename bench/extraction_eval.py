@@ -49,6 +49,9 @@ FUNCTION_WORDS = frozenset({
     "out", "outside", "over", "past", "per", "since", "than", "through", "throughout", "to", "toward",
     "towards", "under", "unlike", "until", "up", "upon", "via", "with", "within", "without",
 })
+TYPES = frozenset({"person", "organization", "location", "event", "product", "building", "art", "law", "group",
+                   "language", "thing"})
+_PREDICATE_RE = re.compile(r"^(NEG__)?((?:[a-z][a-z\-]*__)*)\(([^(),]+),([^(),]+)\)$")
 _REUTERS_RE = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
 _NEWID_RE = re.compile(r'NEWID="(\d+)"')
 _BODY_RE = re.compile(r"<BODY>(.*?)</BODY>", re.S)
@@ -211,6 +214,28 @@ def score_sentence(predicted: Sequence[Triple], gold: Sequence[Triple], key: str
     )
 
 
+def label_problems(triple: Triple) -> list[str]:
+    """What is wrong with a gold label's form (predicate shape, roles, norms, types, negation flag); empty if fine."""
+    problems = []
+    match = _PREDICATE_RE.match(triple.predicate)
+    if match is None:
+        problems.append(f"predicate {triple.predicate!r} is not [NEG__][ctrl__](lemma.ROLE,lemma.ROLE)")
+    else:
+        halves = [h.rsplit(".", 2) for h in (match.group(3), match.group(4))]
+        if bool(match.group(1)) != triple.negated:
+            problems.append("'negated' disagrees with the NEG__ prefix")
+        if any(len(h) < 2 or not h[-1].isdigit() for h in halves):
+            problems.append(f"predicate {triple.predicate!r} has a half without a role number")
+    for name in ("subject", "object"):
+        norm = getattr(triple, name)
+        if not norm or norm != norm.lower() or norm != " ".join(norm.split()):
+            problems.append(f"{name} {norm!r} is not a normalised argument (lowercase, single spaces)")
+    for name in ("subject_type", "object_type"):
+        if getattr(triple, name) not in TYPES:
+            problems.append(f"{name} {getattr(triple, name)!r} is not one of {sorted(TYPES)}")
+    return problems
+
+
 # --- metrics with bootstrap intervals --------------------------------------------------------------------
 
 # name -> (numerator field, denominator field) of SentenceScore, summed over sentences.
@@ -271,16 +296,17 @@ def load_gold(folder: Path) -> list[GoldSentence]:
     return out
 
 
-def _ding_bodies(path: Path, lines: set[int]) -> dict[int, str]:
-    """The `body` of the wanted 1-based lines of a gzip JSONL file, streaming it once."""
-    out: dict[int, str] = {}
+def _ding_bodies(path: Path, lines: set[int]) -> dict[int, tuple[str, str]]:
+    """The (`file`, `body`) of the wanted 1-based lines of a gzip JSONL file, streaming it once."""
+    out: dict[int, tuple[str, str]] = {}
     if not lines:
         return out
     last = max(lines)
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         for number, raw in enumerate(handle, start=1):
             if number in lines:
-                out[number] = json.loads(raw)["body"]
+                record = json.loads(raw)
+                out[number] = (record["file"], record["body"])
             if number >= last:
                 break
     return out
@@ -297,22 +323,26 @@ def _sgml_bodies(path: Path, newids: set[str]) -> dict[str, str]:
     return out
 
 
-def load_raw_bodies(gold: Iterable[GoldSentence], data_root: Path) -> dict[tuple[str, str], str]:
-    """Map (file, article id) to the raw body string of every referenced article that can be found."""
+def _body_key(sent: GoldSentence) -> tuple[str, str]:
+    return (sent.file, str(sent.line) if sent.file.endswith(".jsonl.gz") else sent.article_id)
+
+
+def load_raw_bodies(gold: Iterable[GoldSentence], data_root: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """Map (file, line or NEWID) to (article id, raw body) for every referenced article that can be found."""
     wanted: dict[str, set[str]] = {}
     for sent in gold:
-        wanted.setdefault(sent.file, set()).add(str(sent.line) if sent.file.endswith(".jsonl.gz") else sent.article_id)
-    bodies: dict[tuple[str, str], str] = {}
+        wanted.setdefault(sent.file, set()).add(_body_key(sent)[1])
+    bodies: dict[tuple[str, str], tuple[str, str]] = {}
     for file, ids in sorted(wanted.items()):
         path = data_root / file
         if not path.is_file():
             continue
         if file.endswith(".jsonl.gz"):
-            for number, body in _ding_bodies(path, {int(i) for i in ids}).items():
-                bodies[(file, str(number))] = body
+            for number, record in _ding_bodies(path, {int(i) for i in ids}).items():
+                bodies[(file, str(number))] = record
         else:
             for newid, body in _sgml_bodies(path, ids).items():
-                bodies[(file, newid)] = body
+                bodies[(file, newid)] = (newid, body)
     return bodies
 
 
@@ -339,16 +369,22 @@ def evaluate(gold: Sequence[GoldSentence], data_root: Path,
     errors: dict[str, list[str]] = {}
     scores = []
     for sent in gold:
-        body_key = (sent.file, str(sent.line) if sent.file.endswith(".jsonl.gz") else sent.article_id)
-        body = bodies.get(body_key)
-        if body is None:
+        found = bodies.get(_body_key(sent))
+        if found is None:
             reason = "missing_file" if not (data_root / sent.file).is_file() else "missing_article"
             errors.setdefault(reason, []).append(f"{sent.source} {sent.key}")
+            continue
+        article_id, body = found
+        if article_id != sent.article_id:
+            errors.setdefault("article_id_mismatch", []).append(f"{sent.source} {sent.key}")
             continue
         raw = body[sent.start:sent.end]
         if hashlib.sha1(raw.encode("utf-8")).hexdigest() != sent.sha1:
             errors.setdefault("sha1_mismatch", []).append(f"{sent.source} {sent.key}")
             continue
+        for triple in sent.relations:
+            if label_problems(triple):
+                errors.setdefault("invalid_label", []).append(f"{sent.source} {triple.predicate}")  # scored anyway
         text = prepare_sentence(raw, sent.corpus)
         predicted = [Triple.from_dict(r) for r in extract(text)]
         scores.append(score_sentence(predicted, sent.relations, sent.key, sent.corpus, text))

@@ -99,7 +99,7 @@ def test_metric_table_sums_over_sentences_with_an_interval_around_the_value() ->
     assert table == ev.metric_table(scores, n_boot=200, seed=0)  # fixed seed: same interval
 
 
-def test_evaluate_reads_spans_and_counts_a_sha1_mismatch(tmp_path: Path) -> None:
+def test_evaluate_reads_spans_and_counts_sha1_and_article_mismatches(tmp_path: Path) -> None:
     body = "LONDON  (Reuters) - Exxon Mobil offered \na plan to Alaska.  Another one."
     with gzip.open(tmp_path / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
         handle.write(json.dumps({"file": "x", "body": "unused"}) + "\n")
@@ -111,7 +111,9 @@ def test_evaluate_reads_spans_and_counts_a_sha1_mismatch(tmp_path: Path) -> None
     rows = [{"corpus": "reuters_ding2014", "file": "corpus.jsonl.gz", "article_id": "a-1", "line": 2,
              "start": start, "end": end, "sha1": sha, "relations": [rel]},
             {"corpus": "reuters_ding2014", "file": "corpus.jsonl.gz", "article_id": "a-1", "line": 2,
-             "start": start, "end": end, "sha1": "0" * 40, "relations": []}]
+             "start": start, "end": end, "sha1": "0" * 40, "relations": []},
+            {"corpus": "reuters_ding2014", "file": "corpus.jsonl.gz", "article_id": "a-1", "line": 1,
+             "start": start, "end": end, "sha1": sha, "relations": []}]
     gold_dir = tmp_path / "gold"
     gold_dir.mkdir()
     (gold_dir / "g.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
@@ -124,7 +126,8 @@ def test_evaluate_reads_spans_and_counts_a_sha1_mismatch(tmp_path: Path) -> None
     run = ev.evaluate(ev.load_gold(gold_dir), tmp_path, fake_extract)
     assert seen == ["Exxon Mobil offered a plan to Alaska."]  # wrap joined, exact span
     assert [(s.lenient, s.strict) for s in run.scores] == [(1, 1)]
-    assert run.errors == {"sha1_mismatch": ["g.jsonl:2 reuters_ding2014:2[20:58]"]}
+    assert run.errors == {"sha1_mismatch": ["g.jsonl:2 reuters_ding2014:2[20:58]"],
+                          "article_id_mismatch": ["g.jsonl:3 reuters_ding2014:1[20:58]"]}
 
 
 def test_prepare_sentence_decodes_entities_only_for_reuters21578() -> None:
