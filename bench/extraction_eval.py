@@ -347,9 +347,21 @@ def load_raw_bodies(gold: Iterable[GoldSentence], data_root: Path) -> dict[tuple
 
 
 def prepare_sentence(raw: str, corpus: str) -> str:
-    """Turn a raw gold span into the text the extractor reads: entities decoded (Reuters-21578), wraps joined."""
-    text = html.unescape(raw) if corpus == "reuters21578" else raw
-    return " ".join(text.split())
+    """Turn a raw gold span into the text the extractor reads: the corpus readers' own news clean-up."""
+    from graph_builder.news import clean_news
+
+    return clean_news(raw)
+
+
+def corpus_extractor() -> Callable[[str], list[dict[str, object]]]:
+    """The extraction the corpus pipeline runs (sentence splitting, filters, parse), as text -> triple dicts."""
+    from graph_builder.extraction import SentenceParser, load_pipeline, relation_dict
+
+    parser = SentenceParser(load_pipeline(), cache_size=0)
+
+    def extract(text: str) -> list[dict[str, object]]:
+        return [relation_dict(r) for s in parser.parse([text])[0] for r in s.relations]  # type: ignore[arg-type]
+    return extract
 
 
 # --- the run ---------------------------------------------------------------------------------------------
@@ -463,9 +475,7 @@ def main() -> None:
         parser.error(f"no gold sentences in {args.gold}/*.jsonl")
     if not args.data.is_dir():
         parser.error(f"corpus folder {args.data} not found (the gold set references ../shared/data)")
-    from graph_builder.extraction import extract_text
-
-    run = evaluate(gold, args.data, extract_text)
+    run = evaluate(gold, args.data, corpus_extractor())
     result = report(run, args.bootstrap, args.seed)
     print(json.dumps(result, indent=2) if args.json else format_report(result))
     if args.show_errors:

@@ -21,7 +21,7 @@ import orjson
 from graph_builder import __version__
 from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
 from graph_builder.errors import InputError
-from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, doc_triples, pipe_docs
+from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, SentenceParser, load_pipeline
 from graph_builder.triples import ARTICLE_SCHEMA, article_shard_path, shard_path, write_shard
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of
 
@@ -101,6 +101,16 @@ def article_rows(article: Article, doc_sentences: list, window_days: int) -> tup
     return rows, len(doc_sentences)
 
 
+_PARSERS: dict[str, SentenceParser] = {}
+
+
+def _shard_parser(model: str) -> SentenceParser:
+    """One sentence parser (and sentence cache) per process and model, shared by the shards it runs."""
+    if model not in _PARSERS:
+        _PARSERS[model] = SentenceParser(load_pipeline(model))
+    return _PARSERS[model]
+
+
 def extract_shard(task: ShardTask, out_dir: str, model: str = DEFAULT_MODEL,
                   window_days: int = DEFAULT_WINDOW_DAYS) -> ShardResult:
     """Parse one shard's articles and write its triple and article files atomically."""
@@ -108,16 +118,18 @@ def extract_shard(task: ShardTask, out_dir: str, model: str = DEFAULT_MODEL,
     out = Path(out_dir)
     rows: list[dict[str, object]] = []
     articles: list[dict[str, object]] = []
-    sentences = tokens = 0
-    docs = pipe_docs((a.text for a in task.articles), model)
-    for article, doc in zip(task.articles, docs, strict=True):
-        article_triples, n_sentences = article_rows(article, doc_triples(doc), window_days)
+    sentences = 0
+    parser = _shard_parser(model)
+    before = parser.stats.tokens
+    parsed = parser.parse([a.text for a in task.articles])
+    for article, doc_sentences in zip(task.articles, parsed, strict=True):
+        article_triples, n_sentences = article_rows(article, doc_sentences, window_days)
         rows += article_triples
         sentences += n_sentences
-        tokens += len(doc)
         articles.append({"article_id": article.id, "date": article.date, "window": window_of(article.date, window_days),
                          "split": article.split, "title": article.title, "sentences": n_sentences,
-                         "tokens": len(doc), "triples": len(article_triples)})
+                         "tokens": sum(s.tokens for s in doc_sentences), "triples": len(article_triples)})
+    tokens = parser.stats.tokens - before
     # Articles first, triples last: a shard counts as done once its triples file exists.
     write_shard(articles, article_shard_path(out, task.name), ARTICLE_SCHEMA)
     write_shard(rows, shard_path(out, task.name))
