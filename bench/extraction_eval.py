@@ -140,9 +140,26 @@ def arguments_match(predicted: str, gold: str) -> bool:
     return any(long_[i:i + len(short)] == short for i in range(len(long_) - len(short) + 1))
 
 
+def main_lemma(predicate: str) -> str:
+    """The predicate's head word: the first word of its first half, e.g. `(cut.1,cut.job.in.2)` -> `cut`."""
+    return predicate_core(predicate).lstrip("(").split(".", 1)[0].lower()
+
+
+def predicates_agree(predicted: str, gold: str) -> bool:
+    """Lenient predicate agreement: the same content words, or the same head word with one set inside the other.
+
+    "Ford is cutting jobs in North America" states the relation whether it is written `(cut.1,cut.in.2)` or,
+    keeping the object noun as the reference parser does, `(cut.1,cut.job.in.2)`; strict matching tells them apart.
+    """
+    p, g = content_lemmas(predicted), content_lemmas(gold)
+    if p == g:
+        return True
+    return main_lemma(predicted) == main_lemma(gold) and (p <= g or g <= p)
+
+
 def lenient_orientation(predicted: Triple, gold: Triple) -> bool | None:
     """None if no lenient match; else True when the arguments align in the same order, False when swapped."""
-    if content_lemmas(predicted.predicate) != content_lemmas(gold.predicate):
+    if not predicates_agree(predicted.predicate, gold.predicate):
         return None
     if arguments_match(predicted.subject, gold.subject) and arguments_match(predicted.object, gold.object):
         return True

@@ -130,6 +130,18 @@ def test_evaluate_reads_spans_and_counts_sha1_and_article_mismatches(tmp_path: P
                           "article_id_mismatch": ["g.jsonl:3 reuters_ding2014:1[20:58]"]}
 
 
-def test_prepare_sentence_decodes_entities_only_for_reuters21578() -> None:
-    assert ev.prepare_sentence("AT&amp;T said\n  it &lt;would&gt;", "reuters21578") == "AT&T said it <would>"
-    assert ev.prepare_sentence("AT&amp;T", "reuters_ding2014") == "AT&amp;T"
+def test_prepare_sentence_is_the_readers_news_clean_up() -> None:
+    # the gold spans go through the same clean-up as the corpus: entities, angle brackets, wraps, tickers
+    assert ev.prepare_sentence("&lt;Epitope Inc&gt; said\nit would", "reuters21578") == "Epitope Inc said it would"
+    assert ev.prepare_sentence("LONDON  (Reuters) - Exxon Mobil ( XOM.N ) \noffered", "reuters_ding2014") == \
+        "Exxon Mobil offered"
+
+
+def test_lenient_predicates_agree_on_head_word_with_nested_content() -> None:
+    # same head word "cut", {cut} inside {cut, job}: the same relation, normalised two ways
+    assert ev.predicates_agree("(cut.1,cut.job.in.2)", "(cut.1,cut.in.2)")
+    assert ev.predicates_agree("(cut.1,cut.in.2)", "(cut.1,cut.job.in.2)")
+    # different head words never agree, even when one content set holds the other
+    assert not ev.predicates_agree("(job.in.1,job.in.2)", "(cut.1,cut.job.in.2)")
+    # same head word, disjoint extra words: {take, stake} vs {take, control} -> no
+    assert not ev.predicates_agree("(take.1,take.stake.in.2)", "(take.1,take.control.of.2)")
