@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Annotated
 
@@ -41,12 +42,16 @@ def extract(
     shard_size: Annotated[int, typer.Option(help="Articles per shard.")] = DEFAULT_SHARD_SIZE,
     model: Annotated[str, typer.Option(help="spaCy pipeline name.")] = DEFAULT_MODEL,
     overwrite: Annotated[bool, typer.Option(help="Replace a dataset built from another corpus or settings.")] = False,
+    eval_from: Annotated[dt.datetime | None, typer.Option(
+        formats=["%Y-%m-%d"], help="Label articles without a split of their own TRAIN (graph induction) before this "
+        "date and TEST (evaluation) from it on, e.g. 2012-01-01 for reuters_ding2014.")] = None,
 ) -> None:
     """Extract typed triples from a corpus into a Parquet dataset (resumes an interrupted run)."""
     with tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
         summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=model,
                                  window_days=window_days, shard_size=shard_size, overwrite=overwrite,
-                                 progress=bar.update)
+                                 eval_from=eval_from.date() if eval_from else None, progress=bar.update,
+                                 total=lambda n: setattr(bar, "total", n))
     read = summary.read
     typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
                f"triples {summary.triples:,}  in {summary.seconds:.1f}s "
