@@ -20,6 +20,7 @@ from pathlib import Path
 import orjson
 
 from graph_builder import __version__
+from graph_builder.entity_types import harmonise_types
 from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
 from graph_builder.errors import InputError
 from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, SentenceParser, load_pipeline
@@ -68,6 +69,7 @@ class ExtractSummary:
     seconds: float = 0.0
     read: dict[str, object] = field(default_factory=dict)
     type_counts: dict[str, int] = field(default_factory=dict)
+    types: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         """Return the summary as JSON-ready data."""
@@ -255,6 +257,7 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
     for result in runner:
         if progress:
             progress(result.articles)
+    summary.types = harmonise_types(out).to_dict()
     _summarise(out, summary)
     summary.seconds = round(time.perf_counter() - started, 2)
     (out / REPORT).write_bytes(orjson.dumps(summary.to_dict(), option=orjson.OPT_INDENT_2))

@@ -10,6 +10,7 @@ import orjson
 import typer
 from tqdm import tqdm
 
+from graph_builder.entity_types import harmonise_types
 from graph_builder.extraction import DEFAULT_MODEL, extract_text
 from graph_builder.pipeline import DEFAULT_SHARD_SIZE, extract_corpus
 from graph_builder.windows import DEFAULT_WINDOW_DAYS
@@ -58,10 +59,22 @@ def extract(
                f"({summary.shards} shards, {summary.shards_resumed} resumed)")
     typer.echo(f"skipped records: {read['skipped_total']} {read['skipped']}")
     typer.echo(f"argument types: {summary.type_counts}")
+    typer.echo(f"types made one per name: {summary.types.get('changed', 0):,} of {summary.types.get('mentions', 0):,} "
+               f"mentions changed ({summary.types.get('names', 0):,} names)")
     typer.echo(f"dataset: {out}  (report.json has the details)")
+
+
+def types(
+    triples: Annotated[Path, typer.Argument(help="Triples dataset folder written by `egqa extract`.")],
+) -> None:
+    """Give every capitalised mention of a name its corpus-wide majority type (run by `egqa extract` too)."""
+    report = harmonise_types(triples)
+    typer.echo(f"{report.names:,} names; {report.changed:,} of {report.mentions:,} mentions changed type: "
+               f"{dict(sorted(report.changes.items(), key=lambda kv: -kv[1])[:8])}")
 
 
 def register(app: typer.Typer) -> None:
     """Add the extraction commands to the CLI."""
     app.command()(parse)
     app.command()(extract)
+    app.command()(types)
