@@ -58,12 +58,13 @@ class BootstrapResult:
     seed: int
     units: int
     undefined: int  # resamples without a positive or without a negative, left out of the percentiles
+    unit: str = "entry"  # what one resampled unit is: "entry", or the name given to the groups
     level: float = CI_LEVEL
 
     def describe(self) -> dict[str, Any]:
         """Return the bootstrap settings as recorded in reports."""
         return {"method": BOOTSTRAP_VERSION, "level": self.level, "resamples": self.resamples, "seed": self.seed,
-                "units": self.units, "undefined": self.undefined}
+                "unit": self.unit, "units": self.units, "undefined": self.undefined}
 
 
 def _prepare(labels: ArrayLike, scores: ArrayLike,
@@ -207,7 +208,7 @@ def _weighted_metrics(y_sorted: npt.NDArray[np.int64], ends: npt.NDArray[np.intp
 def bootstrap_metrics(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None,
                       groups: Sequence[Hashable] | npt.NDArray[np.generic] | None = None,
                       resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                      level: float = CI_LEVEL) -> BootstrapResult:
+                      level: float = CI_LEVEL, unit_name: str = "bundle") -> BootstrapResult:
     """Return percentile-bootstrap intervals of AUC_norm and AP_norm, resampling whole groups (bundles)."""
     if not 0.0 < level < 1.0:
         raise InputError(f"the confidence level must lie in (0, 1), got {level}")
@@ -237,12 +238,14 @@ def bootstrap_metrics(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayL
         return (float(low), float(high))
 
     return BootstrapResult(auc_norm=interval(auc_values), ap_norm=interval(ap_values), resamples=resamples,
-                           seed=seed, units=units, undefined=undefined, level=level)
+                           seed=seed, units=units, undefined=undefined,
+                           unit=unit_name if groups is not None else "entry", level=level)
 
 
 def evaluate_scores(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None,
                     groups: Sequence[Hashable] | npt.NDArray[np.generic] | None = None,
-                    resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+                    resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                    unit_name: str = "bundle") -> dict[str, Any]:
     """Return AUC_norm and AP_norm with 95% bundle-bootstrap intervals, AUC_50, xi, coverage, n and positives.
 
     `groups` names each entry's bundle (without it every entry is its own unit); `resamples=0` skips the
@@ -263,26 +266,33 @@ def evaluate_scores(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLik
         "bootstrap": None,
     }
     if resamples > 0:
-        boot = bootstrap_metrics(labels, scores, has_evidence, groups, resamples, seed)
+        boot = bootstrap_metrics(labels, scores, has_evidence, groups, resamples, seed, unit_name=unit_name)
         result.update(auc_norm_ci=list(boot.auc_norm), ap_norm_ci=list(boot.ap_norm), bootstrap=boot.describe())
     return result
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}"
+def percent(value: float) -> str:
+    """Return a share as a percentage with one decimal ("-0.0" from a float error reads "0.0")."""
+    text = f"{100 * float(value):.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def with_interval(metrics: Mapping[str, Any], key: str) -> str:
+    """Return `key` in percent with its `<key>_ci` interval in brackets, or "-" when the key is absent."""
+    value, ci = metrics.get(key), metrics.get(f"{key}_ci")
+    if value is None:
+        return "-"
+    if ci and all(v is not None and np.isfinite(v) for v in ci):
+        return f"{percent(value)} [{percent(ci[0])}, {percent(ci[1])}]"
+    return percent(value)
 
 
 def describe_metrics(metrics: Mapping[str, Any]) -> str:
     """Return one line: AUC_norm and AP_norm with their intervals, AUC_50 and coverage, in percent."""
-    parts = []
-    for key, name in (("auc_norm", "AUC_norm"), ("ap_norm", "AP_norm")):
-        if metrics.get(key) is None:
-            continue
-        ci = metrics.get(f"{key}_ci")
-        parts.append(f"{name} {_pct(metrics[key])}" + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else ""))
-    for key, name in (("auc_50", "AUC_50"), ("coverage", "cov")):
-        if metrics.get(key) is not None:
-            parts.append(f"{name} {_pct(metrics[key])}")
+    parts = [f"{name} {with_interval(metrics, key)}" for key, name in (("auc_norm", "AUC_norm"), ("ap_norm", "AP_norm"))
+             if metrics.get(key) is not None]
+    parts += [f"{name} {percent(metrics[key])}" for key, name in (("auc_50", "AUC_50"), ("coverage", "cov"))
+              if metrics.get(key) is not None]
     return "  ".join(parts)
 
 
