@@ -113,7 +113,8 @@ def audit_benchmark(folder: Path, folds: int = 5, c: float = 1.0, with_arguments
 
 def format_audit(results: Mapping[str, Mapping[str, Any]]) -> str:
     """Return one table row per split: AUC_norm and AP_norm with intervals, AUC_50, xi, n and bundles."""
-    head = f"{'split':<6} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} {'n':>6} {'bundles':>7}"
+    head = (f"{'split':<6} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} {'n':>6} "
+            f"{'bundles':>7}")
     lines = [f"hypothesis-only audit (lower is better; published BoOQA AUC_norm {percent(PUBLISHED_AUC_NORM)}%)", head]
     for split, r in results.items():
         if "error" in r:

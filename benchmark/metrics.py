@@ -291,7 +291,7 @@ def describe_metrics(metrics: Mapping[str, Any]) -> str:
     """Return one line: AUC_norm and AP_norm with their intervals, AUC_50 and coverage, in percent."""
     parts = [f"{name} {with_interval(metrics, key)}" for key, name in (("auc_norm", "AUC_norm"), ("ap_norm", "AP_norm"))
              if metrics.get(key) is not None]
-    parts += [f"{name} {percent(metrics[key])}" for key, name in (("auc_50", "AUC_50"), ("coverage", "cov"))
+    parts += [f"{name} {percent(metrics[key])}" for key, name in (("auc_50", "AUC_50"), ("coverage", "coverage"))
               if metrics.get(key) is not None]
     return "  ".join(parts)
 
@@ -331,11 +331,11 @@ def plot_pr_curves(curves: Mapping[str, PRCurve], path: Path, title: str | None 
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    # Below the axes: the metric lines are long, and they must not hide the curves.
-    rows = len(curves) + 1
-    fig.subplots_adjust(bottom=min(0.12 + 0.045 * rows, 0.6))
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.1), fontsize="small", frameon=False,
-              title="% ; [95% bootstrap interval]", title_fontsize="small")
+    # Below the axes, in figure coordinates: the metric lines are long and must not hide the curves.
+    rows = len(curves) + 2  # scorers, the baseline and the legend's title
+    fig.subplots_adjust(bottom=min(0.1 + 0.032 * rows, 0.6), top=0.93)
+    fig.legend(loc="lower left", bbox_to_anchor=(0.1, 0.01), fontsize="small", frameon=False,
+               title="percent; [95% bootstrap interval]", title_fontsize="small", alignment="left")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
     return path

@@ -85,7 +85,7 @@ def audit(
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples of bundles for the 95% intervals.")] = 1000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Hypothesis-only artefact check: AUC_norm and AP_norm of a classifier that never sees evidence (lower is better)."""
+    """Hypothesis-only artefact check: AUC_norm and AP_norm of a classifier blind to evidence (lower is better)."""
     from benchmark.audit import audit_benchmark, audit_file, format_audit
 
     if path.is_dir():

@@ -236,7 +236,8 @@ def test_bootstrap_equals_a_naive_loop_over_resampled_bundles() -> None:
     values = []
     for row in bootstrap_draws(boot.units, 60, seed=9):
         idx = np.concatenate([members[k] for k in row])
-        values.append((auc_norm(labels[idx], scores[idx], evidence[idx]), ap_norm(labels[idx], scores[idx], evidence[idx])))
+        drawn = (labels[idx], scores[idx], evidence[idx])
+        values.append((auc_norm(*drawn), ap_norm(*drawn)))
     low, high = np.percentile(np.array(values), [2.5, 97.5], axis=0)
     assert boot.auc_norm == pytest.approx((low[0], high[0]), abs=1e-12)
     assert boot.ap_norm == pytest.approx((low[1], high[1]), abs=1e-12)
@@ -285,4 +286,4 @@ def test_bootstrap_refuses_bad_groups_and_levels() -> None:
 def test_metrics_line_reads_both_metrics_with_intervals() -> None:
     line = describe_metrics({"auc_norm": 0.59, "auc_norm_ci": [0.512, 0.664], "ap_norm": 0.031,
                              "ap_norm_ci": [-0.02, 0.08], "auc_50": 0.7, "coverage": 1.0})
-    assert line == "AUC_norm 59.0 [51.2, 66.4]  AP_norm 3.1 [-2.0, 8.0]  AUC_50 70.0  cov 100.0"
+    assert line == "AUC_norm 59.0 [51.2, 66.4]  AP_norm 3.1 [-2.0, 8.0]  AUC_50 70.0  coverage 100.0"
