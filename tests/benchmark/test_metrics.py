@@ -287,3 +287,22 @@ def test_metrics_line_reads_both_metrics_with_intervals() -> None:
     line = describe_metrics({"auc_norm": 0.59, "auc_norm_ci": [0.512, 0.664], "ap_norm": 0.031,
                              "ap_norm_ci": [-0.02, 0.08], "auc_50": 0.7, "coverage": 1.0})
     assert line == "AUC_norm 59.0 [51.2, 66.4]  AP_norm 3.1 [-2.0, 8.0]  AUC_50 70.0  coverage 100.0"
+
+
+def test_points_after_full_recall_add_nothing_as_in_older_sklearn_curves() -> None:
+    # scikit-learn before 1.1 cut its curve at the first threshold reaching recall 1; the points after it
+    # all sit at recall 1 (zero width), so AUC_norm and AP_norm are the same either way.
+    labels = [1, 0, 1, 0, 0, 0]
+    scores = [0.9, 0.8, 0.7, 0.4, 0.2, 0.0]
+    curve = pr_curve(labels, scores)
+    cut = int(np.argmax(curve.recall == 1.0)) + 1
+    assert cut < curve.recall.size  # there are points after full recall here
+    recall, precision = curve.recall[:cut], curve.precision[:cut]
+    lifted = np.maximum(precision - curve.xi, 0.0)
+    truncated_auc = np.sum(np.diff(recall) * (lifted[1:] + lifted[:-1]) / 2) / (1 - curve.xi)
+    truncated_ap = (np.sum(np.diff(recall) * precision[1:]) - curve.xi) / (1 - curve.xi)
+    assert auc_norm(labels, scores) == pytest.approx(truncated_auc)
+    assert ap_norm(labels, scores) == pytest.approx(truncated_ap)
+    # By hand: (1/2, 1), (1/2, 1/2), (1, 2/3); xi = 1/3.
+    # AP = 1/2 + 1/2 * 2/3 = 5/6 -> AP_norm (5/6 - 1/3) / (2/3) = 3/4.
+    assert ap_norm(labels, scores) == pytest.approx(3 / 4)
