@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from benchmark.metrics import DEFAULT_RESAMPLES
 from graph_builder.errors import InputError, ModelMissingError
 from graph_builder.graphs.graphset import GraphSet, Query
 
@@ -144,6 +145,17 @@ def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str) -> 
     return scores, grounded
 
 
+def pair_units(pairs: Sequence[LevyPair]) -> list[str]:
+    """Name each pair's bootstrap unit: the unordered pair of sides, so a pair asked in both orders is one unit."""
+    units = []
+    for k, pair in enumerate(pairs):
+        if pair.hypothesis is None or pair.premise is None:
+            units.append(f"line:{k}")
+        else:
+            units.append(" | ".join(sorted((repr(pair.hypothesis), repr(pair.premise)))))
+    return units
+
+
 def dataset_dirs(data_dir: Path) -> list[Path]:
     """Return the LevyHolt set folders under data_dir (dev, dev_dir), or data_dir itself if it is one."""
     if any(data_dir.glob("*_rels.txt")):
@@ -155,8 +167,10 @@ def dataset_dirs(data_dir: Path) -> list[Path]:
 
 
 def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str] = ("rels",),
-                      png: Path | None = None, extract: Extractor | None = None) -> list[dict[str, Any]]:
-    """Return one row per (set, format, measure) with AUC_norm, AUC_50, xi and coverage; write PR PNGs."""
+                      png: Path | None = None, extract: Extractor | None = None,
+                      resamples: int = DEFAULT_RESAMPLES) -> list[dict[str, Any]]:
+    """Return one row per (set, format, measure) with AUC_norm and AP_norm (95% bootstrap intervals over
+    pairs, a pair in both orders counted once), AUC_50, xi and coverage; write PR PNGs."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
     rows = []
@@ -173,27 +187,34 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
                 path = matches[0]
             pairs = read_rels(path) if fmt == "rels" else read_readable(path, extract)
             labels = np.array([p.label for p in pairs], dtype=bool)
+            units = pair_units(pairs)
             curves = {}
+            shown = {}
             for measure in graphset.measures:
                 scores, grounded = score_pairs(graphset, pairs, measure)
-                metrics = evaluate_scores(labels, scores)
+                metrics = evaluate_scores(labels, scores, groups=units, resamples=resamples, unit_name="pair")
                 curves[measure] = pr_curve(labels, scores)
+                shown[measure] = metrics
                 rows.append({"set": folder.name, "format": fmt, "measure": measure, **metrics,
                              "grounded": float(grounded.mean()),
                              "parsed": float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))})
             target = (png.with_name(f"{png.stem}_{folder.name}_{fmt}{png.suffix or '.png'}") if png is not None
                       else graphset.path / f"levyholt_{folder.name}_{fmt}.png")
-            plot_pr_curves(curves, target, title=f"LevyHolt {folder.name} ({fmt}) on {graphset.path.name}")
+            plot_pr_curves(curves, target, title=f"LevyHolt {folder.name} ({fmt}) on {graphset.path.name}",
+                           metrics=shown)
             log.info("PR curves written to %s", target)
     return rows
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    """Render evaluation rows as a fixed-width table, percentages for the areas and coverage."""
-    head = f"{'set':<8} {'format':<6} {'measure':<8} {'n':>5} {'xi':>6} {'AUC_norm':>9} {'AUC_50':>7} {'coverage':>9} {'grounded':>9}"
+    """Render evaluation rows as a fixed-width table in percent, 95% bootstrap intervals in brackets."""
+    from benchmark.metrics import percent, with_interval
+
+    head = (f"{'set':<8} {'format':<6} {'measure':<8} {'n':>5} {'xi':>6} {'AUC_norm [95% CI]':>20} "
+            f"{'AP_norm [95% CI]':>20} {'AUC_50':>7} {'coverage':>8} {'grounded':>8}")
     lines = [head, "-" * len(head)]
     for r in rows:
         lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<8} {r['n']:>5} {r['xi']:>6.3f} "
-                     f"{100 * r['auc_norm']:>9.2f} {100 * r['auc_50']:>7.2f} {100 * r['coverage']:>8.1f}% "
-                     f"{100 * r['grounded']:>8.1f}%")
+                     f"{with_interval(r, 'auc_norm'):>20} {with_interval(r, 'ap_norm'):>20} {percent(r['auc_50']):>7} "
+                     f"{percent(r['coverage']):>8} {percent(r['grounded']):>8}")
     return "\n".join(lines)
