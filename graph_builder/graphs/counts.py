@@ -4,12 +4,19 @@ A graph is named by its two types in sorted order (`location#person`). A node is
 `pred#type_of_slot1#type_of_slot2`; its features are argument pairs written in the graph's type order,
 so `(visit.1,visit.2)#person#location` and `(host.1,host.2)#location#person` share features. When both
 types are equal the slots become `t_1`/`t_2` and each extraction is added in both orientations.
+
+Every row is kept per sentence text (a 64-bit hash of it), so one pass gives two count matrices over
+the same nodes and features: the published counts (one per extracted triple) and the clean counts
+(one per distinct sentence text: a story update repeating a sentence word for word adds nothing),
+plus the co-extracted (p, q, f) triples of `co_extracted` (see there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+import hashlib
 
 import numpy as np
 import numpy.typing as npt
@@ -19,9 +26,10 @@ import scipy.sparse as sp
 
 from graph_builder.errors import InputError
 
-COUNT_COLUMNS = ["subj", "subj_type", "obj", "obj_type", "predicate", "negated"]
+COUNT_COLUMNS = ["subj", "subj_type", "obj", "obj_type", "predicate", "negated", "sentence"]
 COUNT_SCHEMA = pa.schema([("graph", pa.string()), ("node", pa.string()), ("feature", pa.string()),
-                          ("count", pa.int64())])
+                          ("sentence", pa.int64()), ("count", pa.int64())])
+COUNT_KEYS = ["graph", "node", "feature", "sentence"]
 NEGATION_PREFIX = "NEG__"
 
 
@@ -34,15 +42,24 @@ class CountParams:
     min_pairs_per_predicate: int = 3
 
 
+IntArray = npt.NDArray[np.int64]
+
+
 @dataclass
 class GraphCounts:
-    """The count matrix of one graph after the cutoffs, rows in node-name order."""
+    """The count matrices of one graph after the cutoffs, rows in node-name order.
+
+    `matrix` counts extracted triples (the published counts), `clean` distinct sentence texts over
+    the same non-zeros; `co_extracted` holds (p, q, f) index arrays, both orders, of features that
+    p and q share only through sentences that state both (see `co_extracted`)."""
 
     name: str
     types: tuple[str, str]
     nodes: list[str]
     matrix: sp.csr_matrix
     stats: dict[str, int] = field(default_factory=dict)
+    clean: sp.csr_matrix | None = None
+    co_extracted: tuple[IntArray, IntArray, IntArray] | None = None
 
     @property
     def node_counts(self) -> npt.NDArray[np.int64]:
@@ -64,6 +81,27 @@ def typed_node(predicate: str, subj_type: str, obj_type: str, reversed_: bool = 
     return f"{predicate}#{obj_type}#{subj_type}" if reversed_ else f"{predicate}#{subj_type}#{obj_type}"
 
 
+def negation_partners(nodes: list[str]) -> IntArray:
+    """Return, per node, the row of its `NEG__` twin (or of its positive form), -1 when absent."""
+    index = {node: i for i, node in enumerate(nodes)}
+    out = np.full(len(nodes), -1, dtype=np.int64)
+    for i, node in enumerate(nodes):
+        twin = node[len(NEGATION_PREFIX):] if node.startswith(NEGATION_PREFIX) else NEGATION_PREFIX + node
+        out[i] = index.get(twin, -1)
+    return out
+
+
+def sentence_hashes(sentences: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Return a stable signed 64-bit hash (BLAKE2b) of each sentence text, hashing each distinct text once."""
+    encoded = pc.dictionary_encode(sentences)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    values = np.fromiter((int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little",
+                                         signed=True) for t in encoded.dictionary.to_pylist()),
+                         dtype=np.int64, count=len(encoded.dictionary))
+    return pa.array(values[encoded.indices.to_numpy(zero_copy_only=False)], type=pa.int64())
+
+
 def _join(*parts: pa.ChunkedArray | pa.Array | str) -> pa.ChunkedArray:
     return pc.binary_join_element_wise(*parts, "#")
 
@@ -80,6 +118,7 @@ def partial_counts(table: pa.Table) -> pa.Table:
     pred = pc.if_else(add_neg, pc.binary_join_element_wise(NEGATION_PREFIX, pred, ""), pred)
     subj, obj = table["subj"], table["obj"]
     st, ot = table["subj_type"], table["obj_type"]
+    sent = sentence_hashes(table["sentence"])
     same = pc.equal(st, ot)
 
     diff = pc.invert(same)
@@ -90,31 +129,33 @@ def partial_counts(table: pa.Table) -> pa.Table:
         "graph": _join(pc.if_else(ordered, d_st, d_ot), pc.if_else(ordered, d_ot, d_st)),
         "node": _join(d_p, d_st, d_ot),
         "feature": _join(pc.if_else(ordered, d_s, d_o), pc.if_else(ordered, d_o, d_s)),
+        "sentence": sent.filter(diff),
     })]
 
     # Same types, a1 == a2 skipped: a pair `a#a` cannot tell the slots apart, and dropping it whole
     # keeps each t_1/t_2 graph exactly mirror-symmetric (scores do not depend on which slot is t_1).
     keep = pc.and_(same, pc.not_equal(subj, obj))
     s_t, s_s, s_o, s_p = st.filter(keep), subj.filter(keep), obj.filter(keep), pred.filter(keep)
+    s_h = sent.filter(keep)
     t1 = pc.binary_join_element_wise(s_t, "_1", "")
     t2 = pc.binary_join_element_wise(s_t, "_2", "")
     graph = _join(s_t, s_t)
-    parts.append(pa.table({"graph": graph, "node": _join(s_p, t1, t2), "feature": _join(s_s, s_o)}))
+    parts.append(pa.table({"graph": graph, "node": _join(s_p, t1, t2), "feature": _join(s_s, s_o), "sentence": s_h}))
     # Reversed orientation: the predicate's slot 1 plays t_2, the feature lists the t_1 argument first.
-    parts.append(pa.table({"graph": graph, "node": _join(s_p, t2, t1), "feature": _join(s_o, s_s)}))
+    parts.append(pa.table({"graph": graph, "node": _join(s_p, t2, t1), "feature": _join(s_o, s_s), "sentence": s_h}))
     rows = pa.concat_tables(parts)
-    agg = rows.group_by(["graph", "node", "feature"]).aggregate([([], "count_all")])
+    agg = rows.group_by(COUNT_KEYS).aggregate([([], "count_all")])
     return agg.rename_columns({"count_all": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
 
 
 def merge_counts(parts: Iterable[pa.Table]) -> pa.Table:
-    """Sum partial count tables (e.g. one per shard) into one."""
+    """Sum partial count tables (e.g. one per shard) into one; a sentence repeated across shards stays one key."""
     tables = [p for p in parts if p.num_rows]
     if not tables:
         return COUNT_SCHEMA.empty_table()
     if len(tables) == 1:
         return tables[0]
-    agg = pa.concat_tables(tables).group_by(["graph", "node", "feature"]).aggregate([("count", "sum")])
+    agg = pa.concat_tables(tables).group_by(COUNT_KEYS).aggregate([("count", "sum")])
     return agg.rename_columns({"count_sum": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
 
 
@@ -124,39 +165,54 @@ def _dense_rank(column: pa.ChunkedArray) -> npt.NDArray[np.int64]:
 
 
 def count_matrices(counts: pa.Table, params: CountParams = CountParams()) -> list[GraphCounts]:
-    """Apply the cutoffs to aggregated counts and return one count matrix per surviving graph."""
+    """Apply the cutoffs to aggregated counts and return the count matrices of every surviving graph."""
     if counts.num_rows == 0:
         return []
     g = _dense_rank(counts["graph"])
     nd = _dense_rank(counts["node"])
     ft = _dense_rank(counts["feature"])
+    sent = counts["sentence"].to_numpy()
     cnt = counts["count"].to_numpy()
     n_feat = int(ft.max()) + 1
     graph_names = _names(counts["graph"], g)
     node_names = _names(counts["node"], nd)
+    del counts
 
-    before_nodes = np.bincount(g[_first_of(nd)], minlength=len(graph_names))
-    fkey = g * n_feat + ft
+    # Collapse the sentence level: one cell per (node, feature) with its triples and distinct sentences.
+    # A node belongs to one graph, so (node, feature) identifies a cell; graphs stay contiguous.
+    order = np.lexsort((sent, ft, nd, g))
+    g, nd, ft, sent, cnt = g[order], nd[order], ft[order], sent[order], cnt[order]
+    cell_start = np.r_[0, np.flatnonzero((np.diff(nd) != 0) | (np.diff(ft) != 0)) + 1] if nd.size else np.zeros(0, np.int64)
+    cell_of_row = np.repeat(np.arange(cell_start.size), np.diff(np.r_[cell_start, nd.size]))
+    c_g, c_nd, c_ft = g[cell_start], nd[cell_start], ft[cell_start]
+    c_raw = np.add.reduceat(cnt, cell_start) if cnt.size else cnt
+    c_clean = np.diff(np.r_[cell_start, nd.size])
+
+    before_nodes = np.bincount(c_g[_first_of(c_nd)], minlength=len(graph_names))
+    fkey = c_g * n_feat + c_ft
     _, inverse, per_feature = np.unique(fkey, return_inverse=True, return_counts=True)
-    before_features = np.bincount(g[np.unique(fkey, return_index=True)[1]], minlength=len(graph_names))
-    # Rows are unique per (node, feature), so rows per feature = its distinct predicates.
+    before_features = np.bincount(c_g[np.unique(fkey, return_index=True)[1]], minlength=len(graph_names))
+    # Cells are unique per (node, feature), so cells per feature = its distinct predicates.
     keep = per_feature[inverse] >= params.min_predicates_per_pair
-    per_node = np.bincount(nd[keep], minlength=len(node_names))
-    keep &= per_node[nd] >= params.min_pairs_per_predicate
-    g, nd, ft, cnt = g[keep], nd[keep], ft[keep], cnt[keep]
+    per_node = np.bincount(c_nd[keep], minlength=len(node_names))
+    keep &= per_node[c_nd] >= params.min_pairs_per_predicate
+    row_keep = keep[cell_of_row]
+    s_g, s_nd, s_ft, s_sent = g[row_keep], nd[row_keep], ft[row_keep], sent[row_keep]
+    c_g, c_nd, c_ft, c_raw, c_clean = c_g[keep], c_nd[keep], c_ft[keep], c_raw[keep], c_clean[keep]
+    del g, nd, ft, sent, cnt
 
     out: list[GraphCounts] = []
-    order = np.lexsort((ft, nd, g))
-    g, nd, ft, cnt = g[order], nd[order], ft[order], cnt[order]
-    bounds = np.r_[0, np.flatnonzero(np.diff(g)) + 1, g.size]
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        if lo == hi:
-            continue
-        gid = int(g[lo])
-        u_nodes, rows = np.unique(nd[lo:hi], return_inverse=True)
-        u_feats, cols = np.unique(ft[lo:hi], return_inverse=True)
-        matrix = sp.csr_matrix((cnt[lo:hi].astype(np.float64), (rows, cols)),
-                               shape=(u_nodes.size, u_feats.size))
+    bounds = _group_bounds(c_g)
+    s_bounds = _group_bounds(s_g)
+    for (lo, hi), (s_lo, s_hi) in zip(bounds, s_bounds):
+        gid = int(c_g[lo])
+        u_nodes, rows = np.unique(c_nd[lo:hi], return_inverse=True)
+        u_feats, cols = np.unique(c_ft[lo:hi], return_inverse=True)
+        shape = (u_nodes.size, u_feats.size)
+        matrix = sp.csr_matrix((c_raw[lo:hi].astype(np.float64), (rows, cols)), shape=shape)
+        clean = sp.csr_matrix((c_clean[lo:hi].astype(np.float64), (rows, cols)), shape=shape)
+        co = co_extracted(np.searchsorted(u_nodes, s_nd[s_lo:s_hi]), np.searchsorted(u_feats, s_ft[s_lo:s_hi]),
+                          s_sent[s_lo:s_hi], clean)
         name = graph_names[gid]
         a, b = name.split("#", 1)
         out.append(GraphCounts(
@@ -164,8 +220,64 @@ def count_matrices(counts: pa.Table, params: CountParams = CountParams()) -> lis
             stats={"nodes_before_cutoffs": int(before_nodes[gid]),
                    "features_before_cutoffs": int(before_features[gid]),
                    "nodes": int(u_nodes.size), "features": int(u_feats.size),
-                   "nonzeros": int(hi - lo), "total_count": int(cnt[lo:hi].sum())}))
+                   "nonzeros": int(hi - lo), "total_count": int(c_raw[lo:hi].sum()),
+                   "clean_total_count": int(c_clean[lo:hi].sum()),
+                   "co_extracted_shared_features": int(co[0].size // 2)},
+            clean=clean, co_extracted=co))
     return out
+
+
+def co_extracted(nodes: IntArray, feats: IntArray, sents: npt.NDArray[np.int64],
+                 clean: sp.csr_matrix) -> tuple[IntArray, IntArray, IntArray]:
+    """Return (p, q, f), both orders, where p and q share feature f only through sentences stating both.
+
+    One sentence read into several predicates with one argument pair ("raised its stake in B to 10
+    pct from 5 pct" -> raise.stake.in, raise.stake.in...to, ...from) is one statement, not two
+    observations that happen to agree. A shared feature f is evidence that p and q hold of the same
+    pair only when some sentence states f with exactly one of them; if every sentence with (p, f)
+    also has (q, f) and vice versa, the two sentence sets are equal and f is not shared evidence
+    for the pair. Lower weights for such co-extractions would not do: two predicates that only ever
+    co-occur have proportional rows and still score 1.0 both ways. The rule is per pair and per
+    feature, so the clean measures subtract these triples from their shared-feature sums.
+    Inputs are the rows (node, feature, sentence hash) of one graph, unique.
+    """
+    empty = (np.zeros(0, np.int64),) * 3
+    if nodes.size == 0:
+        return empty
+    order = np.lexsort((nodes, sents, feats))
+    nodes, feats, sents = nodes[order], feats[order], sents[order]
+    starts = np.r_[0, np.flatnonzero((np.diff(feats) != 0) | (np.diff(sents) != 0)) + 1]
+    sizes = np.diff(np.r_[starts, nodes.size])
+    # Ordered pairs (a, b), a != b, inside each (feature, sentence) bundle, built without a Python loop.
+    big = sizes >= 2
+    if not big.any():
+        return empty
+    member_size = np.repeat(sizes, sizes)
+    member_start = np.repeat(starts, sizes)
+    elems = np.flatnonzero(np.repeat(big, sizes))
+    reps = member_size[elems]
+    a = np.repeat(elems, reps)
+    b = np.repeat(member_start[elems], reps) + (np.arange(a.size) - np.repeat(np.cumsum(reps) - reps, reps))
+    off = a != b
+    p, q, f = nodes[a[off]], nodes[b[off]], feats[a[off]]
+    n_nodes, n_feats = clean.shape
+    key = (p * n_nodes + q) * n_feats + f
+    ukey, joint = np.unique(key, return_counts=True)
+    f = ukey % n_feats
+    pq = ukey // n_feats
+    p, q = pq // n_nodes, pq % n_nodes
+    csr = clean.tocsr()
+    c_pf = np.asarray(csr[p, f]).ravel()
+    c_qf = np.asarray(csr[q, f]).ravel()
+    gone = (joint == c_pf) & (joint == c_qf)
+    return p[gone], q[gone], f[gone]
+
+
+def _group_bounds(codes: IntArray) -> list[tuple[int, int]]:
+    if codes.size == 0:
+        return []
+    cuts = np.r_[0, np.flatnonzero(np.diff(codes)) + 1, codes.size]
+    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
 
 
 def _first_of(codes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
