@@ -1,4 +1,4 @@
-"""`egqa graph build|show|import|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
+"""`egqa graph build|show|top|import|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import typer
 
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import BuildParams, build_graphs
-from graph_builder.graphs.graphset import GraphSet, parse_types
+from graph_builder.graphs.globalstep import GlobalParams
+from graph_builder.graphs.graphset import GraphSet, parse_types, strongest_edges
 
 graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, export, evaluate.",
                         no_args_is_help=True)
@@ -24,7 +25,11 @@ def build(
     min_pairs_per_predicate: Annotated[int, typer.Option(help="Cutoff 2: predicates need this many surviving argument pairs.")] = 3,
     top_k: Annotated[int | None, typer.Option(help="Keep at most this many neighbours per node.")] = None,
     min_score: Annotated[float, typer.Option(help="Drop edges scoring below this.")] = 0.0,
-    measures: Annotated[str, typer.Option(help="Comma-separated measures.")] = "binc,weeds,lin,cos",
+    measures: Annotated[str, typer.Option(help="Comma-separated measures (global needs binc_clean).")] = "binc,weeds,lin,cos,binc_clean,global",
+    global_iterations: Annotated[int, typer.Option(help="Rounds of the global step.")] = 4,
+    global_lambda1: Annotated[float, typer.Option(help="Global step: sparsity weight.")] = 0.01,
+    global_lambda2: Annotated[float, typer.Option(help="Global step: paraphrase-resolution weight.")] = 1.5,
+    global_epsilon: Annotated[float, typer.Option(help="Global step: paraphrase threshold.")] = 0.3,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
     split: Annotated[str | None, typer.Option(help="Only triples of these corpus splits, comma-separated "
                                                    "(e.g. TRAIN: keep the evaluation period out of the graphs).")] = None,
@@ -34,7 +39,9 @@ def build(
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
     params = BuildParams(min_predicates_per_pair=min_predicates_per_pair,
                          min_pairs_per_predicate=min_pairs_per_predicate, top_k=top_k, min_score=min_score,
-                         measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits)
+                         measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits,
+                         global_step=GlobalParams(lambda1=global_lambda1, lambda2=global_lambda2,
+                                                  epsilon=global_epsilon, iterations=global_iterations))
     summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
     edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
     typer.echo(f"triples {summary.triples:,}  graphs {summary.graphs:,}  nodes {summary.nodes:,}  edges: {edges}")
@@ -61,6 +68,22 @@ def show(
         typer.echo(f"{key} ({len(edges)}):")
         for edge in edges[:limit]:
             typer.echo(f"  {arrow} {edge['score']:.4f}  {edge['predicate']}")
+
+
+@graph_app.command("top")
+def top(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
+    measure: Annotated[str | None, typer.Option(help="Measure (default binc, or the set's only one).")] = None,
+    n: Annotated[int, typer.Option("-n", help="How many edges.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the edges as JSON.")] = False,
+) -> None:
+    """List the N strongest edges of a graph set (self-edges skipped), with the reverse score."""
+    edges = strongest_edges(GraphSet.load(graphs), measure, n)
+    if as_json:
+        typer.echo(orjson.dumps(edges).decode())
+        return
+    for e in edges:
+        typer.echo(f"{e['score']:.4f}  (rev {e['reverse']:.4f})  {e['premise']}  ->  {e['hypothesis']}   [{e['graph']}]")
 
 
 def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | None) -> dict[str, object]:
