@@ -155,10 +155,15 @@ def dataset_dirs(data_dir: Path) -> list[Path]:
 
 
 def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str] = ("rels",),
-                      png: Path | None = None, extract: Extractor | None = None) -> list[dict[str, Any]]:
-    """Return one row per (set, format, measure) with AUC_norm, AUC_50, xi and coverage; write PR PNGs."""
+                      png: Path | None = None, extract: Extractor | None = None,
+                      measures: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Return one row per (set, format, measure) with AUC_norm, AUC_50, xi and coverage; write PR PNGs.
+
+    Every measure of the graph set is scored (or only `measures`), so plain, clean and global
+    scores of one build are compared on the same pairs in one run."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
+    chosen = [graphset.check_measure(m) for m in measures] if measures else graphset.measures
     rows = []
     for fmt in formats:
         if fmt not in FORMATS:
@@ -174,7 +179,7 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
             pairs = read_rels(path) if fmt == "rels" else read_readable(path, extract)
             labels = np.array([p.label for p in pairs], dtype=bool)
             curves = {}
-            for measure in graphset.measures:
+            for measure in chosen:
                 scores, grounded = score_pairs(graphset, pairs, measure)
                 metrics = evaluate_scores(labels, scores)
                 curves[measure] = pr_curve(labels, scores)
@@ -190,10 +195,28 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
     """Render evaluation rows as a fixed-width table, percentages for the areas and coverage."""
-    head = f"{'set':<8} {'format':<6} {'measure':<8} {'n':>5} {'xi':>6} {'AUC_norm':>9} {'AUC_50':>7} {'coverage':>9} {'grounded':>9}"
+    head = f"{'set':<8} {'format':<6} {'measure':<11} {'n':>5} {'xi':>6} {'AUC_norm':>9} {'AUC_50':>7} {'coverage':>9} {'grounded':>9}"
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<8} {r['n']:>5} {r['xi']:>6.3f} "
+        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<11} {r['n']:>5} {r['xi']:>6.3f} "
                      f"{100 * r['auc_norm']:>9.2f} {100 * r['auc_50']:>7.2f} {100 * r['coverage']:>8.1f}% "
                      f"{100 * r['grounded']:>8.1f}%")
+    return "\n".join(lines)
+
+
+def format_side_by_side(rows: Sequence[dict[str, Any]]) -> str:
+    """Render evaluation rows with one line per measure and AUC_norm / coverage of each set side by side."""
+    sets = sorted({(r["set"], r["format"]) for r in rows})
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    cell = {(r["set"], r["format"], r["measure"]): r for r in rows}
+    labels = [f"{s} ({f})" if len({f for _, f in sets}) > 1 else s for s, f in sets]
+    head = f"{'measure':<11}" + "".join(f" | {label:^19}" for label in labels)
+    sub = f"{'':<11}" + " | AUC_norm  coverage" * len(sets)
+    lines = [head, sub, "-" * len(head)]
+    for m in measures:
+        parts = []
+        for s, f in sets:
+            r = cell.get((s, f, m))
+            parts.append(f" | {100 * r['auc_norm']:>8.2f} {100 * r['coverage']:>8.1f}%" if r else f" | {'':>19}")
+        lines.append(f"{m:<11}" + "".join(parts))
     return "\n".join(lines)

@@ -137,13 +137,19 @@ def eval_levyholt(
     fmt: Annotated[str, typer.Option("--format", help="rels, s (parsed by our extractor) or both.")] = "rels",
     png: Annotated[Path | None, typer.Option(help="PR curve PNG (default: <graphs>/levyholt_<set>_<format>.png).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+    measures: Annotated[str | None, typer.Option(help="Comma-separated measures (default: every measure of the set).")] = None,
+    long: Annotated[bool, typer.Option("--long", help="One row per set and measure with every metric.")] = False,
 ) -> None:
-    """Score LevyHolt premise->hypothesis pairs and print AUC_norm, AUC_50 and coverage per measure."""
-    from benchmark.levyholt import evaluate_levyholt, format_table
+    """Score LevyHolt premise->hypothesis pairs with every measure; print them side by side per set."""
+    from benchmark.levyholt import evaluate_levyholt, format_side_by_side, format_table
 
     formats = ("rels", "s") if fmt == "both" else (fmt,)
-    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png)
-    typer.echo(orjson.dumps(rows).decode() if as_json else format_table(rows))
+    chosen = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
+    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png, measures=chosen)
+    if as_json:
+        typer.echo(orjson.dumps(rows).decode())
+    else:
+        typer.echo(format_table(rows) if long else format_side_by_side(rows))
 
 
 def register(app: typer.Typer) -> None:

@@ -112,3 +112,28 @@ def test_top_lists_the_strongest_edges_without_self_edges(built: tuple[Path, Pat
     assert [e["score"] for e in listed] == sorted((e["score"] for e in listed), reverse=True)
     bad = CliRunner().invoke(app, ["graph", "top", str(built[1]), "--measure", "nope"])
     assert bad.exit_code != 0 and "available" in str(bad.exception or bad.output)
+
+
+def test_levyholt_scores_every_measure_of_the_set_side_by_side(built: tuple[Path, Path], tmp_path: Path) -> None:
+    from benchmark.levyholt import evaluate_levyholt, format_side_by_side
+
+    gs = GraphSet.load(built[1])
+    graph = gs.graphs["location#person"]
+    strong = strongest_edges(gs, "binc_clean", 40)
+    lines = []
+    for e in (x for x in strong if x["graph"] == "location#person"):
+        p, h = e["premise"].split("#")[0], e["hypothesis"].split("#")[0]
+        t1, t2 = e["premise"].split("#")[1:]
+        lines.append(f"{h} a::{t1} b::{t2}\t{p} a::{t1} b::{t2}\tTrue")
+        lines.append(f"{p} a::{t1} b::{t2}\t{h} a::{t1} b::{t2}\tFalse")
+    assert len(lines) >= 4 and graph.nodes
+    for name in ("dev", "dev_dir"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}_rels.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = evaluate_levyholt(gs, tmp_path, ("rels",), tmp_path / "pr.png")
+    assert {(r["set"], r["measure"]) for r in rows} == {(s, m) for s in ("dev", "dev_dir") for m in gs.measures}
+    by = {(r["set"], r["measure"]): r for r in rows}
+    assert by[("dev", "binc_clean")]["coverage"] >= 0.5  # every True pair is an edge of the set
+    table = format_side_by_side(rows).splitlines()
+    assert "dev" in table[0] and "dev_dir" in table[0]
+    assert [line.split()[0] for line in table[3:]] == gs.measures
