@@ -16,8 +16,8 @@ from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.graphs.artefacts import StagingDir, write_graph, write_graphset
-from graph_builder.graphs.counts import (COUNT_COLUMNS, CountParams, GraphCounts, count_matrices, merge_counts,
-                                         negation_partners, partial_counts)
+from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts, count_matrices,
+                                         merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
 from graph_builder.graphs.measures import (CLEAN_SUFFIX, LOCAL_MEASURES, MEASURE_VERSIONS, base_measure, block_scores,
                                            check_measures, prepare, select_edges)
@@ -89,14 +89,14 @@ def read_shard(path: str, splits: tuple[str, ...] | None = None) -> pa.Table:
     return table.filter(pc.is_in(table["split"], pa.array(list(splits)))).select(COUNT_COLUMNS)
 
 
-def shard_counts(path: str, splits: tuple[str, ...] | None = None) -> tuple[pa.Table, int]:
-    """Read one triples shard and return its partial (graph, node, feature, count) table and rows used."""
+def shard_counts(path: str, splits: tuple[str, ...] | None = None) -> tuple[Counts, int]:
+    """Read one triples shard and return its partial counts and rows used."""
     table = read_shard(path, splits)
     return partial_counts(table), table.num_rows
 
 
 def count_triples(triples: Path, scheduler: str | None = None, progress: bool = True,
-                  splits: tuple[str, ...] | None = None) -> tuple[pa.Table, int]:
+                  splits: tuple[str, ...] | None = None) -> tuple[Counts, int]:
     """Aggregate counts over all shards, locally or on a Dask scheduler; return counts and triples used."""
     files = [str(f) for f in shard_files(triples)]
     if scheduler is None:

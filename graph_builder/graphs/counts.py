@@ -28,8 +28,9 @@ from graph_builder.errors import InputError
 
 COUNT_COLUMNS = ["subj", "subj_type", "obj", "obj_type", "predicate", "negated", "sentence"]
 COUNT_SCHEMA = pa.schema([("graph", pa.string()), ("node", pa.string()), ("feature", pa.string()),
-                          ("sentence", pa.int64()), ("count", pa.int64())])
-COUNT_KEYS = ["graph", "node", "feature", "sentence"]
+                          ("cell", pa.int64()), ("count", pa.int64())])
+CELL_KEYS = ["graph", "node", "feature", "cell"]
+SENTENCE_SCHEMA = pa.schema([("cell", pa.int64()), ("sentence", pa.int64())])
 NEGATION_PREFIX = "NEG__"
 
 
@@ -43,6 +44,26 @@ class CountParams:
 
 
 IntArray = npt.NDArray[np.int64]
+
+
+@dataclass
+class Counts:
+    """Aggregated counts: one row per (graph, node, feature) cell with its triples and a 64-bit cell
+    hash, and the distinct (cell hash, sentence hash) pairs. Strings are kept once per cell, so
+    memory grows with distinct cells plus 16 bytes per distinct (cell, sentence)."""
+
+    cells: pa.Table
+    sentences: pa.Table
+
+    @property
+    def num_rows(self) -> int:
+        """Number of cells."""
+        return self.cells.num_rows
+
+    @classmethod
+    def empty(cls) -> Counts:
+        """No counts."""
+        return cls(COUNT_SCHEMA.empty_table(), SENTENCE_SCHEMA.empty_table())
 
 
 @dataclass
@@ -91,9 +112,9 @@ def negation_partners(nodes: list[str]) -> IntArray:
     return out
 
 
-def sentence_hashes(sentences: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """Return a stable signed 64-bit hash (BLAKE2b) of each sentence text, hashing each distinct text once."""
-    encoded = pc.dictionary_encode(sentences)
+def text_hashes(texts: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Return a stable signed 64-bit hash (BLAKE2b) of each text, hashing each distinct text once."""
+    encoded = pc.dictionary_encode(texts)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     values = np.fromiter((int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little",
@@ -106,19 +127,19 @@ def _join(*parts: pa.ChunkedArray | pa.Array | str) -> pa.ChunkedArray:
     return pc.binary_join_element_wise(*parts, "#")
 
 
-def partial_counts(table: pa.Table) -> pa.Table:
-    """Aggregate triples into (graph, node, feature, count) rows, both orientations for same types."""
+def partial_counts(table: pa.Table) -> Counts:
+    """Aggregate triples into count cells and (cell, sentence) pairs, both orientations for same types."""
     missing = [c for c in COUNT_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"triples lack column(s) {missing}")
     if table.num_rows == 0:
-        return COUNT_SCHEMA.empty_table()
+        return Counts.empty()
     pred = table["predicate"]
     add_neg = pc.and_(table["negated"], pc.invert(pc.starts_with(pred, NEGATION_PREFIX)))
     pred = pc.if_else(add_neg, pc.binary_join_element_wise(NEGATION_PREFIX, pred, ""), pred)
     subj, obj = table["subj"], table["obj"]
     st, ot = table["subj_type"], table["obj_type"]
-    sent = sentence_hashes(table["sentence"])
+    sent = text_hashes(table["sentence"])
     same = pc.equal(st, ot)
 
     diff = pc.invert(same)
@@ -144,19 +165,27 @@ def partial_counts(table: pa.Table) -> pa.Table:
     # Reversed orientation: the predicate's slot 1 plays t_2, the feature lists the t_1 argument first.
     parts.append(pa.table({"graph": graph, "node": _join(s_p, t2, t1), "feature": _join(s_o, s_s), "sentence": s_h}))
     rows = pa.concat_tables(parts)
-    agg = rows.group_by(COUNT_KEYS).aggregate([([], "count_all")])
-    return agg.rename_columns({"count_all": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
+    # A node names its graph, so node and feature identify a cell.
+    rows = rows.append_column("cell", text_hashes(pc.binary_join_element_wise(rows["node"], rows["feature"], "\x1f")))
+    cells = rows.group_by(CELL_KEYS).aggregate([([], "count_all")])
+    cells = cells.rename_columns({"count_all": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
+    sentences = rows.select(["cell", "sentence"]).group_by(["cell", "sentence"]).aggregate([])
+    return Counts(cells, sentences.select(SENTENCE_SCHEMA.names).cast(SENTENCE_SCHEMA))
 
 
-def merge_counts(parts: Iterable[pa.Table]) -> pa.Table:
-    """Sum partial count tables (e.g. one per shard) into one; a sentence repeated across shards stays one key."""
-    tables = [p for p in parts if p.num_rows]
-    if not tables:
-        return COUNT_SCHEMA.empty_table()
-    if len(tables) == 1:
-        return tables[0]
-    agg = pa.concat_tables(tables).group_by(COUNT_KEYS).aggregate([("count", "sum")])
-    return agg.rename_columns({"count_sum": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
+def merge_counts(parts: Iterable[Counts]) -> Counts:
+    """Sum partial counts (e.g. one per shard); a sentence repeated across shards stays one pair."""
+    items = [p for p in parts if p.num_rows]
+    if not items:
+        return Counts.empty()
+    if len(items) == 1:
+        return items[0]
+    cells = pa.concat_tables([p.cells for p in items]).group_by(CELL_KEYS).aggregate([("count", "sum")])
+    cells = cells.rename_columns({"count_sum": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
+    for p in items:
+        p.cells = COUNT_SCHEMA.empty_table()  # free each part's strings before the sentence merge
+    sentences = pa.concat_tables([p.sentences for p in items]).group_by(["cell", "sentence"]).aggregate([])
+    return Counts(cells, sentences.select(SENTENCE_SCHEMA.names).cast(SENTENCE_SCHEMA))
 
 
 def _dense_rank(column: pa.ChunkedArray) -> npt.NDArray[np.int64]:
@@ -164,55 +193,55 @@ def _dense_rank(column: pa.ChunkedArray) -> npt.NDArray[np.int64]:
     return pc.rank(column, sort_keys="ascending", tiebreaker="dense").to_numpy().astype(np.int64) - 1
 
 
-def count_matrices(counts: pa.Table, params: CountParams = CountParams()) -> list[GraphCounts]:
+def count_matrices(counts: Counts, params: CountParams = CountParams()) -> list[GraphCounts]:
     """Apply the cutoffs to aggregated counts and return the count matrices of every surviving graph."""
     if counts.num_rows == 0:
         return []
-    g = _dense_rank(counts["graph"])
-    nd = _dense_rank(counts["node"])
-    ft = _dense_rank(counts["feature"])
-    sent = counts["sentence"].to_numpy()
-    cnt = counts["count"].to_numpy()
+    cells = counts.cells
+    g = _dense_rank(cells["graph"])
+    nd = _dense_rank(cells["node"])
+    ft = _dense_rank(cells["feature"])
+    raw = cells["count"].to_numpy()
     n_feat = int(ft.max()) + 1
-    graph_names = _names(counts["graph"], g)
-    node_names = _names(counts["node"], nd)
-    del counts
+    graph_names = _names(cells["graph"], g)
+    node_names = _names(cells["node"], nd)
+    # Each (cell, sentence) pair -> its cell's row; clean count = distinct sentences of the cell.
+    by_hash = np.argsort(cells["cell"].to_numpy(), kind="stable")
+    sorted_hash = cells["cell"].to_numpy()[by_hash]
+    if sorted_hash.size > 1 and bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):
+        raise InputError("two count cells share a 64-bit hash; this build cannot tell them apart")
+    pair_cell = by_hash[np.searchsorted(sorted_hash, counts.sentences["cell"].to_numpy())]
+    pair_sent = counts.sentences["sentence"].to_numpy()
+    clean = np.bincount(pair_cell, minlength=g.size)
 
-    # Collapse the sentence level: one cell per (node, feature) with its triples and distinct sentences.
-    # A node belongs to one graph, so (node, feature) identifies a cell; graphs stay contiguous.
-    order = np.lexsort((sent, ft, nd, g))
-    g, nd, ft, sent, cnt = g[order], nd[order], ft[order], sent[order], cnt[order]
-    cell_start = np.r_[0, np.flatnonzero((np.diff(nd) != 0) | (np.diff(ft) != 0)) + 1] if nd.size else np.zeros(0, np.int64)
-    cell_of_row = np.repeat(np.arange(cell_start.size), np.diff(np.r_[cell_start, nd.size]))
-    c_g, c_nd, c_ft = g[cell_start], nd[cell_start], ft[cell_start]
-    c_raw = np.add.reduceat(cnt, cell_start) if cnt.size else cnt
-    c_clean = np.diff(np.r_[cell_start, nd.size])
-
-    before_nodes = np.bincount(c_g[_first_of(c_nd)], minlength=len(graph_names))
-    fkey = c_g * n_feat + c_ft
+    before_nodes = np.bincount(g[_first_of(nd)], minlength=len(graph_names))
+    fkey = g * n_feat + ft
     _, inverse, per_feature = np.unique(fkey, return_inverse=True, return_counts=True)
-    before_features = np.bincount(c_g[np.unique(fkey, return_index=True)[1]], minlength=len(graph_names))
+    before_features = np.bincount(g[np.unique(fkey, return_index=True)[1]], minlength=len(graph_names))
     # Cells are unique per (node, feature), so cells per feature = its distinct predicates.
     keep = per_feature[inverse] >= params.min_predicates_per_pair
-    per_node = np.bincount(c_nd[keep], minlength=len(node_names))
-    keep &= per_node[c_nd] >= params.min_pairs_per_predicate
-    row_keep = keep[cell_of_row]
-    s_g, s_nd, s_ft, s_sent = g[row_keep], nd[row_keep], ft[row_keep], sent[row_keep]
-    c_g, c_nd, c_ft, c_raw, c_clean = c_g[keep], c_nd[keep], c_ft[keep], c_raw[keep], c_clean[keep]
-    del g, nd, ft, sent, cnt
+    per_node = np.bincount(nd[keep], minlength=len(node_names))
+    keep &= per_node[nd] >= params.min_pairs_per_predicate
+    pair_keep = keep[pair_cell]
+    pair_cell, pair_sent = pair_cell[pair_keep], pair_sent[pair_keep]
+    pair_order = np.lexsort((pair_sent, pair_cell, g[pair_cell]))
+    pair_cell, pair_sent = pair_cell[pair_order], pair_sent[pair_order]
+    idx = np.flatnonzero(keep)
+    idx = idx[np.lexsort((ft[idx], nd[idx], g[idx]))]
 
     out: list[GraphCounts] = []
-    bounds = _group_bounds(c_g)
-    s_bounds = _group_bounds(s_g)
-    for (lo, hi), (s_lo, s_hi) in zip(bounds, s_bounds):
-        gid = int(c_g[lo])
-        u_nodes, rows = np.unique(c_nd[lo:hi], return_inverse=True)
-        u_feats, cols = np.unique(c_ft[lo:hi], return_inverse=True)
+    pair_bounds = _group_bounds(g[pair_cell])
+    for (lo, hi), (s_lo, s_hi) in zip(_group_bounds(g[idx]), pair_bounds):
+        cell = idx[lo:hi]
+        gid = int(g[cell[0]])
+        u_nodes, rows = np.unique(nd[cell], return_inverse=True)
+        u_feats, cols = np.unique(ft[cell], return_inverse=True)
         shape = (u_nodes.size, u_feats.size)
-        matrix = sp.csr_matrix((c_raw[lo:hi].astype(np.float64), (rows, cols)), shape=shape)
-        clean = sp.csr_matrix((c_clean[lo:hi].astype(np.float64), (rows, cols)), shape=shape)
-        co = co_extracted(np.searchsorted(u_nodes, s_nd[s_lo:s_hi]), np.searchsorted(u_feats, s_ft[s_lo:s_hi]),
-                          s_sent[s_lo:s_hi], clean)
+        matrix = sp.csr_matrix((raw[cell].astype(np.float64), (rows, cols)), shape=shape)
+        clean_m = sp.csr_matrix((clean[cell].astype(np.float64), (rows, cols)), shape=shape)
+        pc_ = pair_cell[s_lo:s_hi]
+        co = co_extracted(np.searchsorted(u_nodes, nd[pc_]), np.searchsorted(u_feats, ft[pc_]),
+                          pair_sent[s_lo:s_hi], clean_m)
         name = graph_names[gid]
         a, b = name.split("#", 1)
         out.append(GraphCounts(
@@ -220,10 +249,10 @@ def count_matrices(counts: pa.Table, params: CountParams = CountParams()) -> lis
             stats={"nodes_before_cutoffs": int(before_nodes[gid]),
                    "features_before_cutoffs": int(before_features[gid]),
                    "nodes": int(u_nodes.size), "features": int(u_feats.size),
-                   "nonzeros": int(hi - lo), "total_count": int(c_raw[lo:hi].sum()),
-                   "clean_total_count": int(c_clean[lo:hi].sum()),
+                   "nonzeros": int(hi - lo), "total_count": int(raw[cell].sum()),
+                   "clean_total_count": int(clean[cell].sum()),
                    "co_extracted_shared_features": int(co[0].size // 2)},
-            clean=clean, co_extracted=co))
+            clean=clean_m, co_extracted=co))
     return out
 
 
