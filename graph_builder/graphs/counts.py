@@ -32,6 +32,9 @@ COUNT_SCHEMA = pa.schema([("graph", pa.string()), ("node", pa.string()), ("featu
 CELL_KEYS = ["graph", "node", "feature", "cell"]
 SENTENCE_SCHEMA = pa.schema([("cell", pa.int64()), ("sentence", pa.int64())])
 NEGATION_PREFIX = "NEG__"
+# A (sentence, argument pair) read into more predicates than this is not one statement (e.g. a corpus
+# without sentence texts, where every triple has the same empty text); it excludes nothing.
+MAX_BUNDLE = 32
 
 
 @dataclass(frozen=True)
@@ -278,7 +281,7 @@ def co_extracted(nodes: IntArray, feats: IntArray, sents: npt.NDArray[np.int64],
     starts = np.r_[0, np.flatnonzero((np.diff(feats) != 0) | (np.diff(sents) != 0)) + 1]
     sizes = np.diff(np.r_[starts, nodes.size])
     # Ordered pairs (a, b), a != b, inside each (feature, sentence) bundle, built without a Python loop.
-    big = sizes >= 2
+    big = (sizes >= 2) & (sizes <= MAX_BUNDLE)
     if not big.any():
         return empty
     member_size = np.repeat(sizes, sizes)

@@ -11,7 +11,7 @@ import typer
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import BuildParams, build_graphs
 from graph_builder.graphs.globalstep import GlobalParams
-from graph_builder.graphs.graphset import GraphSet, parse_types, strongest_edges
+from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
 
 graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, export, evaluate.",
                         no_args_is_help=True)
@@ -84,6 +84,22 @@ def top(
         return
     for e in edges:
         typer.echo(f"{e['score']:.4f}  (rev {e['reverse']:.4f})  {e['premise']}  ->  {e['hypothesis']}   [{e['graph']}]")
+
+
+@graph_app.command("stats")
+def stats(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Per measure: edges, predicate pairs at 1.0 both ways, edges between a predicate and its NEG__ form."""
+    graphset = GraphSet.load(graphs)
+    rows = [edge_stats(graphset, m) for m in graphset.measures]
+    if as_json:
+        typer.echo(orjson.dumps(rows).decode())
+        return
+    typer.echo(f"{'measure':<11} {'edges':>10} {'1.0 both ways':>14} {'NEG edges':>10}")
+    for r in rows:
+        typer.echo(f"{r['measure']:<11} {r['edges']:>10,} {r['pairs_at_1_both_ways']:>14,} {r['neg_edges']:>10,}")
 
 
 def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | None) -> dict[str, object]:

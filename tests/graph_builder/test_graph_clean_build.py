@@ -137,3 +137,18 @@ def test_levyholt_scores_every_measure_of_the_set_side_by_side(built: tuple[Path
     table = format_side_by_side(rows).splitlines()
     assert "dev" in table[0] and "dev_dir" in table[0]
     assert [line.split()[0] for line in table[3:]] == gs.measures
+
+
+def test_edge_stats_count_both_way_ones_and_negation_edges(tmp_path: Path) -> None:
+    from graph_builder.graphs.artefacts import write_graph, write_graphset
+    from graph_builder.graphs.graphset import edge_stats
+    import scipy.sparse as sp
+
+    nodes = ["(a.1,a.2)#location#person", "(b.1,b.2)#location#person", "NEG__(a.1,a.2)#location#person"]
+    m = sp.csr_matrix(np.array([[1, 1.0, 0.5], [1.0, 1, 0], [0.9, 1.0, 1]]))
+    manifest = write_graph(tmp_path / "location#person", "location#person", nodes, [3, 3, 3], {"binc": m},
+                           {"binc": "binc.v1"}, {}, {}, {})
+    write_graphset(tmp_path, [manifest], "built", {}, {}, "triples")
+    stats = edge_stats(GraphSet.load(tmp_path), "binc")
+    # a <-> b at 1.0 both ways (one pair; NEG a -> b is 1.0 one way only); a <-> NEG a: two edges.
+    assert stats == {"measure": "binc", "edges": 5, "pairs_at_1_both_ways": 1, "neg_edges": 2}
