@@ -155,6 +155,21 @@ class _Instances:
         return keys[k_idx[keep]], i2[keep], j2[keep]
 
 
+def _sorted_unique(values: IntArray) -> IntArray:
+    """np.unique by sorting (faster than hashing for large int64 arrays)."""
+    values = np.sort(values)
+    return values[np.r_[True, values[1:] != values[:-1]]] if values.size else values
+
+
+def _group_sums(groups: IntArray, values: FloatArray) -> tuple[FloatArray, IntArray]:
+    """Per element: the sum of values and the size of its group (groups contiguous, non-decreasing)."""
+    if groups.size == 0:
+        return np.zeros(0), np.zeros(0, dtype=np.int64)
+    starts = np.r_[0, np.flatnonzero(np.diff(groups)) + 1]
+    sizes = np.diff(np.r_[starts, groups.size])
+    return np.repeat(np.add.reduceat(values, starts), sizes), np.repeat(sizes, sizes)
+
+
 def _row_dots(a: sp.csr_matrix, rows: IntArray, cols: IntArray, chunk: int = 65536) -> FloatArray:
     """sum_k a[rows, k] * a[cols, k] for each pair, a chunk of pairs at a time."""
     out = np.zeros(rows.size)
@@ -199,21 +214,16 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
 
         # Candidates: every instance, in any graph, of an untyped edge with a local score, a score or a pull.
         edge_keys = [inst.edge_key(k // n, k % n) for k in (w0_keys, w_keys, pull_keys)]
-        all_keys = np.unique(np.concatenate(edge_keys))
+        all_keys = _sorted_unique(np.concatenate(edge_keys))
+        del edge_keys
+        # Instances come grouped by key, and inside a key by graph (node ids grow with the graph).
         c_key, ci, cj = inst.expand(all_keys)
         cand = ci * n + cj
-        order = np.argsort(cand)
-        c_key, ci, cj, cand = c_key[order], ci[order], cj[order], cand[order]
 
         # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
         x_all = _lookup(w_keys, w_vals, cand)
-        kg = c_key * inst.n_graphs + g[ci]
-        u_key, k_inv = np.unique(c_key, return_inverse=True)
-        u_kg, kg_inv = np.unique(kg, return_inverse=True)
-        total = np.bincount(k_inv, weights=x_all, minlength=u_key.size)[k_inv]
-        own = np.bincount(kg_inv, weights=x_all, minlength=u_kg.size)[kg_inv]
-        count = np.bincount(k_inv, minlength=u_key.size)[k_inv]
-        own_count = np.bincount(kg_inv, minlength=u_kg.size)[kg_inv]
+        total, count = _group_sums(c_key, x_all)
+        own, own_count = _group_sums(c_key * inst.n_graphs + g[ci], x_all)
         cross_sum = beta * (total - own)
         cross_n = beta * (count - own_count)
 
