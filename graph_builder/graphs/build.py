@@ -34,6 +34,7 @@ class BuildParams:
     min_pairs_per_predicate: int = 3
     top_k: int | None = None
     min_score: float = 0.0
+    min_shared_features: int = 1  # clean measures: an edge needs this many shared argument pairs that count
     measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos", "binc_clean", "global")
     splits: tuple[str, ...] | None = None  # keep only triples of these corpus splits (e.g. the induction period)
     global_step: GlobalParams = GlobalParams()
@@ -43,7 +44,7 @@ class BuildParams:
         check_measures(list(self.measures))
         if "global" in self.measures and self.global_step.base not in self.measures:
             raise InputError(f"measure 'global' is computed from {self.global_step.base!r}: add it to the measures")
-        if self.min_predicates_per_pair < 1 or self.min_pairs_per_predicate < 1:
+        if self.min_predicates_per_pair < 1 or self.min_pairs_per_predicate < 1 or self.min_shared_features < 1:
             raise InputError("cutoffs must be at least 1")
         if self.top_k is not None and self.top_k < 1:
             raise InputError("top_k must be at least 1 (or omitted for all edges)")
@@ -65,6 +66,7 @@ CLEANING: dict[str, str] = {
     "counts": "one per distinct sentence text (64-bit BLAKE2b of the text), not one per triple",
     "co_extraction": "a feature is shared by p and q only if some sentence states it with exactly one of them",
     "negation": "no edge between a predicate and its NEG__ form, either direction",
+    "min_shared_features": "clean measures: an edge needs at least this many shared features that count",
     "top_k_and_min_score": "applied to every measure after scoring (global.v1 reads the pruned base measure)",
 }
 
@@ -126,7 +128,8 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     if clean:
         if gc.clean is None:
             raise InputError(f"{gc.name}: clean counts missing; count with count_matrices")
-        preps.append((prepare(gc.clean, gc.co_extracted, negation_partners(gc.nodes)), clean, CLEAN_SUFFIX))
+        preps.append((prepare(gc.clean, gc.co_extracted, negation_partners(gc.nodes), params.min_shared_features),
+                      clean, CLEAN_SUFFIX))
     n = len(gc.nodes)
     # Per block only row lengths, int32 columns and scores are kept (12 bytes an edge).
     parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}

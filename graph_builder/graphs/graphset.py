@@ -243,19 +243,25 @@ def strongest_edges(graphset: GraphSet, measure: str | None = None, n: int = 20)
 
 
 def edge_stats(graphset: GraphSet, measure: str | None = None) -> dict[str, Any]:
-    """Return a measure's health figures: edges, pairs at 1.0 both ways, and predicate <-> NEG__ edges."""
+    """Return a measure's health figures: edges, pairs at 1.0 (and >= 0.99) both ways, predicate <-> NEG__ edges."""
     from graph_builder.graphs.counts import negation_partners
 
     measure = graphset.check_measure(measure)
-    edges = both_one = neg = 0
+    edges = both_one = both_near = neg = 0
     for graph in graphset.graphs.values():
         m = graph.csr(measure).tocoo()
         off = m.row != m.col
         r, c, v = m.row[off].astype(np.int64), m.col[off].astype(np.int64), m.data[off]
         edges += int(r.size)
         n = len(graph.nodes)
-        ones = np.unique(r[v >= 1.0 - 1e-12] * n + c[v >= 1.0 - 1e-12])
-        both_one += int(np.isin(ones % n * n + ones // n, ones).sum() // 2)
+        for cut, name in ((1.0 - 1e-12, "one"), (0.99, "near")):
+            ones = np.unique(r[v >= cut] * n + c[v >= cut])
+            pairs = int(np.isin(ones % n * n + ones // n, ones).sum() // 2)
+            if name == "one":
+                both_one += pairs
+            else:
+                both_near += pairs
         partner = negation_partners(graph.nodes)
         neg += int(np.sum(partner[r] == c))
-    return {"measure": measure, "edges": edges, "pairs_at_1_both_ways": both_one, "neg_edges": neg}
+    return {"measure": measure, "edges": edges, "pairs_at_1_both_ways": both_one,
+            "pairs_near_1_both_ways": both_near, "neg_edges": neg}

@@ -90,6 +90,7 @@ class Prepared:
     norms: FloatArray
     excluded: tuple[IntArray, IntArray, IntArray] | None = None
     partner: IntArray | None = None
+    min_shared: int = 1
 
     @property
     def n(self) -> int:
@@ -98,11 +99,14 @@ class Prepared:
 
 
 def prepare(counts: sp.spmatrix | sp.sparray, excluded: tuple[IntArray, IntArray, IntArray] | None = None,
-            partner: IntArray | None = None) -> Prepared:
+            partner: IntArray | None = None, min_shared: int = 1) -> Prepared:
     """Derive binary features, positive PMI, its row sums and the count norms from a count matrix.
 
     `excluded` (p, q, f) features are not shared evidence for p -> q; `partner[p]` is a row p must
-    never link to (its NEG__ twin, -1 for none). Both are only given for the clean measures."""
+    never link to (its NEG__ twin, -1 for none); an edge needs `min_shared` shared features that
+    count. These are only given for the clean measures."""
+    if min_shared < 1:
+        raise InputError("min_shared must be at least 1")
     c = _canonical(counts)
     if c.nnz and c.data.min() < 0:
         raise InputError("counts must be non-negative")
@@ -113,7 +117,7 @@ def prepare(counts: sp.spmatrix | sp.sparray, excluded: tuple[IntArray, IntArray
         wpos_t=wpos.T.tocsr(), wsum=np.asarray(wpos.sum(axis=1)).ravel(),
         norms=np.sqrt(np.asarray(c.multiply(c).sum(axis=1)).ravel()),
         excluded=_sorted_excluded(excluded) if excluded is not None else None,
-        partner=np.asarray(partner, dtype=np.int64) if partner is not None else None)
+        partner=np.asarray(partner, dtype=np.int64) if partner is not None else None, min_shared=min_shared)
 
 
 def _sorted_excluded(excluded: tuple[IntArray, IntArray, IntArray]) -> tuple[IntArray, IntArray, IntArray]:
@@ -203,6 +207,15 @@ def block_scores(prep: Prepared, start: int, stop: int,
         for name, (rows, cols, vals) in out.items():
             keep = prep.partner[rows] != cols
             out[name] = (rows[keep], cols[keep], vals[keep])
+    if prep.min_shared > 1 and out:
+        # Shared features that count: all shared ones minus the co-extracted ones.
+        s_keys, s_vals = _coo_keyed(prep.binary[start:stop] @ prep.binary_t)
+        c_keys, c_counts, _ = _corrections(prep, start, stop, prep.binary)
+        s_vals = _subtract(s_keys, s_vals, c_keys, c_counts)
+        enough = s_keys[s_vals >= prep.min_shared]
+        for name, (rows, cols, vals) in out.items():
+            keep = np.isin((rows - start) * np.int64(n) + cols, enough) | (rows == cols)
+            out[name] = (rows[keep], cols[keep], vals[keep])
     return out
 
 
@@ -245,16 +258,17 @@ def to_csr(rows: IntArray, cols: IntArray, vals: FloatArray, n: int) -> sp.csr_m
 def measure_matrix(counts: sp.spmatrix | sp.sparray, measure: str, top_k: int | None = None,
                    min_score: float = 0.0, block_rows: int = 4096,
                    excluded: tuple[IntArray, IntArray, IntArray] | None = None,
-                   partner: IntArray | None = None) -> sp.csr_matrix:
+                   partner: IntArray | None = None, min_shared: int = 1) -> sp.csr_matrix:
     """Return the n x n matrix of one local measure (row = premise, column = hypothesis) for a count matrix.
 
-    For a `_clean` name pass the clean counts with their co-extracted triples and NEG__ partners."""
+    For a `_clean` name pass the clean counts with their co-extracted triples, NEG__ partners and
+    the minimum of shared features an edge needs."""
     check_measures([measure])
     base = base_measure(measure)
     if base not in LOCAL_MEASURES:
         raise InputError(f"{measure!r} is not a local measure; valid: {', '.join(LOCAL_MEASURES)} and their _clean twins")
     clean = measure.endswith(CLEAN_SUFFIX)
-    prep = prepare(counts, excluded if clean else None, partner if clean else None)
+    prep = prepare(counts, excluded if clean else None, partner if clean else None, min_shared if clean else 1)
     parts = []
     for start in range(0, prep.n, block_rows):
         stop = min(start + block_rows, prep.n)

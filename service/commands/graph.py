@@ -25,6 +25,8 @@ def build(
     min_pairs_per_predicate: Annotated[int, typer.Option(help="Cutoff 2: predicates need this many surviving argument pairs.")] = 3,
     top_k: Annotated[int | None, typer.Option(help="Keep at most this many neighbours per node.")] = None,
     min_score: Annotated[float, typer.Option(help="Drop edges scoring below this.")] = 0.0,
+    min_shared_features: Annotated[int, typer.Option(help="Clean measures and global: an edge needs this many "
+                                                          "shared argument pairs that count.")] = 1,
     measures: Annotated[str, typer.Option(help="Comma-separated measures (global needs binc_clean).")] = "binc,weeds,lin,cos,binc_clean,global",
     global_iterations: Annotated[int, typer.Option(help="Rounds of the global step.")] = 4,
     global_lambda1: Annotated[float, typer.Option(help="Global step: sparsity weight.")] = 0.01,
@@ -39,6 +41,7 @@ def build(
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
     params = BuildParams(min_predicates_per_pair=min_predicates_per_pair,
                          min_pairs_per_predicate=min_pairs_per_predicate, top_k=top_k, min_score=min_score,
+                         min_shared_features=min_shared_features,
                          measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits,
                          global_step=GlobalParams(lambda1=global_lambda1, lambda2=global_lambda2,
                                                   epsilon=global_epsilon, iterations=global_iterations))
@@ -97,9 +100,10 @@ def stats(
     if as_json:
         typer.echo(orjson.dumps(rows).decode())
         return
-    typer.echo(f"{'measure':<11} {'edges':>10} {'1.0 both ways':>14} {'NEG edges':>10}")
+    typer.echo(f"{'measure':<11} {'edges':>10} {'1.0 both ways':>14} {'>=0.99 both':>12} {'NEG edges':>10}")
     for r in rows:
-        typer.echo(f"{r['measure']:<11} {r['edges']:>10,} {r['pairs_at_1_both_ways']:>14,} {r['neg_edges']:>10,}")
+        typer.echo(f"{r['measure']:<11} {r['edges']:>10,} {r['pairs_at_1_both_ways']:>14,} "
+                   f"{r['pairs_near_1_both_ways']:>12,} {r['neg_edges']:>10,}")
 
 
 def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | None) -> dict[str, object]:

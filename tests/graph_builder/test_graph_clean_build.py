@@ -151,4 +151,5 @@ def test_edge_stats_count_both_way_ones_and_negation_edges(tmp_path: Path) -> No
     write_graphset(tmp_path, [manifest], "built", {}, {}, "triples")
     stats = edge_stats(GraphSet.load(tmp_path), "binc")
     # a <-> b at 1.0 both ways (one pair; NEG a -> b is 1.0 one way only); a <-> NEG a: two edges.
-    assert stats == {"measure": "binc", "edges": 5, "pairs_at_1_both_ways": 1, "neg_edges": 2}
+    assert stats == {"measure": "binc", "edges": 5, "pairs_at_1_both_ways": 1, "pairs_near_1_both_ways": 1,
+                     "neg_edges": 2}

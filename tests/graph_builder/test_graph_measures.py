@@ -136,8 +136,8 @@ def test_top_k_and_min_score_keep_best_edges_and_self() -> None:
         assert {j for j in np.flatnonzero(pruned[i]) if j != i} == expected
 
 
-def naive_clean(rows: list[tuple[str, str, str]], nodes: list[str],
-                feats: list[str]) -> dict[str, dict[tuple[int, int], float]]:
+def naive_clean(rows: list[tuple[str, str, str]], nodes: list[str], feats: list[str],
+                min_shared: int = 1) -> dict[str, dict[tuple[int, int], float]]:
     """Clean measures from (node, feature, sentence) rows: counts are distinct sentences; f is shared by
     p and q only if some sentence states f with exactly one of them; no edge p <-> NEG__p."""
     sents: dict[tuple[int, int], set[str]] = {}
@@ -163,7 +163,7 @@ def naive_clean(rows: list[tuple[str, str, str]], nodes: list[str],
             if nodes[p] in ("NEG__" + nodes[q], ) or nodes[q] in ("NEG__" + nodes[p], ):
                 continue
             shared = [j for j in range(f) if dense[p][j] > 0 and dense[q][j] > 0 and sents[(p, j)] != sents[(q, j)]]
-            if not shared:
+            if len(shared) < min_shared:
                 continue
             dot = sum(dense[p][j] * dense[q][j] for j in shared)
             out["cos"][(p, q)] = dot / (math.sqrt(sum(x * x for x in dense[p])) * math.sqrt(sum(x * x for x in dense[q])))
@@ -195,9 +195,9 @@ def clean_rows(seed: int) -> list[dict[str, object]]:
     return rows
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed,min_shared", [(s, 1) for s in range(6)] + [(s, 2) for s in range(3)] + [(9, 3)])
 @pytest.mark.parametrize("measure", list(M.LOCAL_MEASURES))
-def test_clean_measures_match_naive_sentence_level_reference(seed: int, measure: str) -> None:
+def test_clean_measures_match_naive_sentence_level_reference(seed: int, min_shared: int, measure: str) -> None:
     import pyarrow as pa
 
     from graph_builder.graphs.counts import CountParams, count_matrices, negation_partners, partial_counts
@@ -208,10 +208,12 @@ def test_clean_measures_match_naive_sentence_level_reference(seed: int, measure:
     feats = sorted({f"{r['subj']}#{r['obj']}" for r in rows})
     naive_rows = [(f"{r['predicate']}#person#location", f"{r['obj']}#{r['subj']}", str(r["sentence"])) for r in rows]
     feats = sorted({f for _, f, _ in naive_rows})
-    expected = naive_clean(naive_rows, gc.nodes, feats)[measure]
+    expected = naive_clean(naive_rows, gc.nodes, feats, min_shared)[measure]
     got = as_dict(M.measure_matrix(gc.clean, f"{measure}_clean", excluded=gc.co_extracted,
-                                   partner=negation_partners(gc.nodes)))
+                                   partner=negation_partners(gc.nodes), min_shared=min_shared))
     assert gc.co_extracted is not None and gc.co_extracted[0].size > 0  # the data has co-extractions
+    if min_shared > 1:  # the minimum removes edges
+        assert len(expected) < len(naive_clean(naive_rows, gc.nodes, feats, 1)[measure])
     assert set(got) == set(expected)
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, abs=1e-9)
