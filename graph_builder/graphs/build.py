@@ -63,7 +63,8 @@ class BuildParams:
 
 # How the *_clean measures and global.v1 count, recorded in every manifest that holds them.
 CLEANING: dict[str, str] = {
-    "counts": "one per distinct sentence text (64-bit BLAKE2b of the text), not one per triple",
+    "counts": "one per distinct sentence, not one per triple; sentences compared by their lowercase alphanumeric "
+              "tokens cut to 4 characters, as a set (64-bit BLAKE2b)",
     "co_extraction": "a feature is shared by p and q only if some sentence states it with exactly one of them",
     "negation": "no edge between a predicate and its NEG__ form, either direction",
     "min_shared_features": "clean measures: an edge needs at least this many shared features that count",

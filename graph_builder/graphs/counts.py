@@ -7,16 +7,17 @@ types are equal the slots become `t_1`/`t_2` and each extraction is added in bot
 
 Every row is kept per sentence text (a 64-bit hash of it), so one pass gives two count matrices over
 the same nodes and features: the published counts (one per extracted triple) and the clean counts
-(one per distinct sentence text: a story update repeating a sentence word for word adds nothing),
+(one per distinct sentence, compared by `sentence_key`: a story update repeating a sentence adds nothing),
 plus the co-extracted (p, q, f) triples of `co_extracted` (see there).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import hashlib
+import re
 
 import numpy as np
 import numpy.typing as npt
@@ -115,12 +116,25 @@ def negation_partners(nodes: list[str]) -> IntArray:
     return out
 
 
-def text_hashes(texts: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """Return a stable signed 64-bit hash (BLAKE2b) of each text, hashing each distinct text once."""
+_TOKEN = re.compile(r"[a-z0-9]+")
+SENTENCE_KEY_PREFIX = 4
+
+
+def sentence_key(text: str) -> str:
+    """Return the text a sentence is deduplicated by: its lowercase alphanumeric tokens cut to 4
+    characters, as a sorted set. Reprints of one story that differ in punctuation, spelling
+    (penalise/penalize, labour/labor) or word order collapse; different statements keep
+    different token sets."""
+    return " ".join(sorted({tok[:SENTENCE_KEY_PREFIX] for tok in _TOKEN.findall(text.lower())}))
+
+
+def text_hashes(texts: pa.ChunkedArray | pa.Array, key: Callable[[str], str] | None = None) -> pa.Array:
+    """Return a stable signed 64-bit hash (BLAKE2b) of each text (or of key(text)), each distinct text once."""
     encoded = pc.dictionary_encode(texts)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
-    values = np.fromiter((int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little",
+    prep = key or (lambda t: t)
+    values = np.fromiter((int.from_bytes(hashlib.blake2b(prep(t).encode("utf-8"), digest_size=8).digest(), "little",
                                          signed=True) for t in encoded.dictionary.to_pylist()),
                          dtype=np.int64, count=len(encoded.dictionary))
     return pa.array(values[encoded.indices.to_numpy(zero_copy_only=False)], type=pa.int64())
@@ -142,7 +156,7 @@ def partial_counts(table: pa.Table) -> Counts:
     pred = pc.if_else(add_neg, pc.binary_join_element_wise(NEGATION_PREFIX, pred, ""), pred)
     subj, obj = table["subj"], table["obj"]
     st, ot = table["subj_type"], table["obj_type"]
-    sent = text_hashes(table["sentence"])
+    sent = text_hashes(table["sentence"], sentence_key)
     same = pc.equal(st, ot)
 
     diff = pc.invert(same)

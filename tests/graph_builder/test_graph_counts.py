@@ -62,3 +62,12 @@ def test_distinct_types_share_features_across_slot_orders() -> None:
         ("location#person", "(visit.1,visit.2)#person#location", "ikea#john"),
         ("location#person", "NEG__(visit.1,visit.2)#person#location", "rome#ann"),
     }
+
+
+def test_reprints_differing_in_spelling_or_punctuation_share_a_sentence_key() -> None:
+    from graph_builder.graphs.counts import sentence_key
+
+    a = "Measures that would penalise trading partners such as Japan, South Korea and Taiwan. Could"
+    b = "measures that would penalize trading partners such as Japan, South Korea and Taiwan -- could"
+    assert sentence_key(a) == sentence_key(b)
+    assert sentence_key("Japan raised rates.") != sentence_key("Japan cut rates.")
