@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The whole pipeline on the whole 2006-2013 Reuters corpus (reuters_ding2014), one stage after another,
+# resumable: a finished stage leaves OUT/.done-<stage> and is skipped on a re-run (delete the marker to redo
+# it); `egqa extract` also resumes inside its own stage, shard by shard. Every stage is timed with
+# /usr/bin/time -v (OUT/<stage>.time); the last step prints each stage's time and peak memory.
+#
+#   bash scripts/full_run.sh [CORPUS]          # or: make full
+#
+# Settings (environment): EGQA_FULL_OUT (default out/ding2014), EGQA_EVAL_FROM (first day of the evaluation
+# period, default 2012-01-01), EGQA_FULL_ES=1 to also index and evaluate through a real Elasticsearch
+# (scripts/elasticsearch.sh, port 9250), EGQA_FULL_PORT (service port, default 8765).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CORPUS="${1:-../shared/data/reuters_ding2014/reuters_ding2014.jsonl.gz}"
+OUT="${EGQA_FULL_OUT:-out/ding2014}"
+EVAL_FROM="${EGQA_EVAL_FROM:-2012-01-01}"
+PORT="${EGQA_FULL_PORT:-8765}"
+ES_PORT=9250
+LEVYHOLT=../shared/data/levyholt
+BERANT=../shared/data/berant2011
+SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant}"
+mkdir -p "$OUT"
+
+stage() {
+  local name="$1"; shift
+  if [ -e "$OUT/.done-$name" ]; then
+    echo "== $name: done earlier (rm $OUT/.done-$name to redo)"
+    return 0
+  fi
+  echo "== $name: $*"
+  if declare -F "$1" > /dev/null; then  # a shell function: its programs time themselves; record the wall time
+    local start=$SECONDS
+    "$@"
+    echo "Elapsed (wall clock) time (h:mm:ss or m:ss): $((SECONDS - start))s" > "$OUT/$name.time"
+  else
+    /usr/bin/time -v -o "$OUT/$name.time" "$@"
+  fi
+  touch "$OUT/.done-$name"
+}
+
+serve_and_evaluate() {  # NAME STORE_URL: start the service on the store, evaluate dev and test over HTTP, stop it
+  local name="$1" store="$2" pid
+  EGQA_GRAPHS_DIR="$OUT/graphs" EGQA_STORE_URL="$store" EGQA_PORT="$PORT" \
+    EGQA_EXTRA_GRAPHS="berant=$OUT/berant" /usr/bin/time -v -o "$OUT/serve-$name.time" \
+    egqa serve > "$OUT/serve-$name.log" 2>&1 &
+  pid=$!
+  trap 'pkill -TERM -P $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' RETURN
+  for _ in $(seq 1 300); do
+    curl -fsS "http://127.0.0.1:$PORT/ready" > /dev/null 2>&1 && break
+    kill -0 "$pid" 2>/dev/null || { echo "service died; see $OUT/serve-$name.log"; return 1; }
+    sleep 1
+  done
+  for split in dev test; do
+    /usr/bin/time -v -o "$OUT/evaluate-$name-$split.time" \
+      egqa evaluate "$OUT/benchmark/$split.jsonl" --url "http://127.0.0.1:$PORT" --scorer "$SCORERS" \
+      --out "$OUT/eval-$name-$split"
+  done
+}
+
+# 1. Typed triples from every article (TRAIN before EVAL_FROM, TEST from it on; exact duplicates dropped).
+stage extract egqa extract "$CORPUS" --out "$OUT/triples" --eval-from "$EVAL_FROM"
+# 2. Entailment graphs from the graph-induction period only.
+stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN --overwrite
+# 3. Predicate embeddings for LM premise smoothing; Berant et al. (2011) rules as a graph set of their own.
+stage embed egqa graph embed "$OUT/graphs"
+stage berant egqa graph import "$BERANT" --format berant --out "$OUT/berant" --overwrite
+# 4. The evidence store holds the evaluation period only.
+stage index egqa index "$OUT/triples" --store "sqlite:///$PWD/$OUT/evidence.db" --split TEST
+# 5. A BoOQA-style benchmark from the evaluation period, thresholds scaled to a 100k-article corpus
+#    (paper: 15 articles, 15 predicates, 30 argument pairs, on a corpus with far more articles per window).
+stage benchmark egqa benchmark build "$OUT/triples" --out "$OUT/benchmark" \
+  --min-pair-articles 2 --min-pair-predicates 2 --min-predicate-pairs 5 --max-positives 4000
+stage audit egqa benchmark audit "$OUT/benchmark"
+# 6. Every scorer over HTTP on dev and test.
+stage evaluate serve_and_evaluate sqlite "sqlite:///$PWD/$OUT/evidence.db"
+# 7. The same graphs on LevyHolt dev and dev_dir.
+stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long
+# 8. Optionally the same store and evaluation through a real Elasticsearch.
+if [ "${EGQA_FULL_ES:-0}" = 1 ]; then
+  bash scripts/elasticsearch.sh start "$ES_PORT"
+  stage es-index egqa index "$OUT/triples" --store "http://127.0.0.1:$ES_PORT/egqa-full" --split TEST
+  stage es-evaluate serve_and_evaluate es "http://127.0.0.1:$ES_PORT/egqa-full"
+fi
+
+python - "$OUT" <<'EOF'
+import re, sys
+from pathlib import Path
+out = Path(sys.argv[1])
+print(f"{'stage':<12} {'wall':>10} {'peak RSS':>10}")
+for t in sorted(out.glob("*.time"), key=lambda p: p.stat().st_mtime):
+    text = t.read_text()
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+    print(f"{t.stem:<12} {wall.group(1) if wall else '?':>10} {int(rss.group(1)) / 1e6 if rss else 0:>8.2f}GB")
+EOF
