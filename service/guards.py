@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.errors import InvalidBody, UnsupportedMediaType, error_response
+from service.errors import InvalidBody, PayloadTooLarge, UnsupportedMediaType, error_response
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +150,14 @@ def _is_json(content_type: str) -> bool:
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
+def _check_batch(payload: Any, max_batch: int) -> None:
+    """Refuse an oversized batch before its items are validated one by one (on the event loop)."""
+    queries = payload.get("queries") if isinstance(payload, dict) else None
+    if isinstance(queries, list) and len(queries) > max_batch:
+        raise PayloadTooLarge(f"batch of {len(queries)} propositions; the limit is {max_batch}: "
+                              "split it into smaller batches")
+
+
 class JSONBodyRoute(APIRoute):
     """A route whose JSON body is decoded off the event loop, with clear errors for unreadable bodies."""
 
@@ -166,8 +174,10 @@ class JSONBodyRoute(APIRoute):
                 if not _is_json(content_type):
                     raise UnsupportedMediaType(f"the body must be JSON sent with `Content-Type: application/json`, "
                                                f"not {content_type or 'no content type'!r}")
+                payload = await run_in_threadpool(decode_json, body)
+                _check_batch(payload, request.app.state.settings.max_batch)
                 # Starlette's Request.json() returns this cached value, so FastAPI does not parse again.
-                request._json = await run_in_threadpool(decode_json, body)
+                request._json = payload
             return await handler(request)
 
         return route
