@@ -88,7 +88,7 @@ def install_error_handlers(app: FastAPI) -> None:
         # An optional field is a union with None: its "should be None" branch is noise, and the
         # union's branch names (constrained-int, ...) are no place a client can find in its body.
         problems = [{"where": ".".join(str(p) for p in e.get("loc", ()) if not _UNION_BRANCH.match(str(p))),
-                     "problem": e.get("msg", "")}
+                     "problem": e.get("msg", "").removeprefix("Value error, ")}
                     for e in exc.errors() if e.get("type") != "none_required"]
         message = "; ".join(f"{p['where']}: {p['problem']}" for p in problems[:5]) or "invalid request"
         return error_response(422, "invalid_request", message, problems)

@@ -138,9 +138,9 @@ def decode_json(body: bytes) -> Any:
         if "depth limit" in str(exc):
             raise InvalidBody("the JSON body is nested too deeply (over 1024 levels); "
                               "request bodies nest at most 4 levels") from None
-        if body[exc.pos:exc.pos + 3] in (b"NaN", b"Inf", b"-In"):
-            raise InvalidBody(f"NaN and Infinity are not JSON numbers (at offset {exc.pos}): "
-                              "send a finite number") from None
+        if body[exc.pos:exc.pos + 3] in (b"NaN", b"Inf", b"-In") or "infinity" in str(exc):
+            raise InvalidBody(f"NaN, Infinity and numbers beyond a double's range are not accepted (at offset "
+                              f"{exc.pos}): send a finite number") from None
         raise InvalidBody(f"the body is not valid JSON: {exc}") from None
 
 

@@ -19,8 +19,11 @@ WINDOW_MIN, WINDOW_MAX = window_of(dt.date.min, 1), window_of(dt.date.max, 1)
 # `types` query parameter: two argument types joined by '#'.
 TYPES_PATTERN = r"^[^#\s]+#[^#\s]+$"
 _TRIPLE = ("subject", "predicate", "object")
-# Optional fields that may be left out but not sent as null: the schema says string, not string-or-null.
-OptStr = str | SkipJsonSchema[None]
+
+
+def opt_str(max_length: int, min_length: int = 0) -> Any:
+    """An optional string field's type: may be left out; the schema says string (not null), bounds inside."""
+    return Annotated[str, Field(min_length=min_length, max_length=max_length)] | SkipJsonSchema[None]
 
 
 class ErrorDetail(BaseModel):
@@ -42,7 +45,7 @@ class QueryOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    scorer: OptStr = Field(None, description="A graph measure (e.g. binc, weeds, lin, cos) or `exact`.")
+    scorer: opt_str(50) = Field(None, description="A graph measure (e.g. binc, weeds, lin, cos) or `exact`.")
     exclude_same_predicate: bool = Field(False, description="Ignore evidence with the hypothesis' own predicate (benchmark protocol).")
     top_k: int = Field(5, ge=0, le=100, description="Evidence items to return, best first.")
     threshold: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] | SkipJsonSchema[None] = Field(
@@ -62,14 +65,14 @@ class Proposition(BaseModel):
         {"anyOf": [{"required": ["date"]}, {"required": ["window"]}]},
     ]})
 
-    text: OptStr = Field(None, min_length=1, max_length=2000, examples=["Google was fined by the European Commission."],
+    text: opt_str(2000, 1) = Field(None, examples=["Google was fined by the European Commission."],
                          description="A sentence stating the proposition; or give `subject`, `predicate` and `object`.")
-    subject: OptStr = Field(None, min_length=1, max_length=300)
-    predicate: OptStr = Field(None, min_length=1, max_length=300, examples=["(visit.1,visit.2)", "was fined by"])
-    object: OptStr = Field(None, min_length=1, max_length=300)
-    subject_type: OptStr = Field(None, max_length=50, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
+    subject: opt_str(300, 1) = None
+    predicate: opt_str(300, 1) = Field(None, examples=["(visit.1,visit.2)", "was fined by"])
+    object: opt_str(300, 1) = None
+    subject_type: opt_str(50) = Field(None, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
                                  description="The subject's type (default: from the store or the parser).")
-    object_type: OptStr = Field(None, max_length=50, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
+    object_type: opt_str(50) = Field(None, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
                                 description="The object's type (default: from the store or the parser).")
     date: dt.date | SkipJsonSchema[None] = Field(None, description="A date in the window (YYYY-MM-DD); or give `window`.")
     window: Annotated[int, Field(strict=True, ge=WINDOW_MIN, le=WINDOW_MAX)] | SkipJsonSchema[None] = Field(
