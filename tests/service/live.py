@@ -14,10 +14,13 @@ from service.demo import free_port
 
 
 @contextmanager
-def live_server(app: FastAPI) -> Iterator[tuple[str, int]]:
-    """Serve `app` on a loopback port; yield (host, port) once it accepts connections, stop it afterwards."""
+def live_server(app: FastAPI, lifespan: str = "on") -> Iterator[tuple[str, int]]:
+    """Serve `app` on a loopback port; yield (host, port) once it accepts connections, stop it afterwards.
+
+    Pass lifespan="off" for an app already started elsewhere (its shutdown would close its store).
+    """
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

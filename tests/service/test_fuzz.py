@@ -35,7 +35,7 @@ def test_fuzzed_requests_get_no_5xx_and_match_the_schema(client: TestClient) -> 
     schema = schemathesis.openapi.from_dict(spec)
     sent: Counter[str] = Counter()
     statuses: Counter[int] = Counter()
-    with live_server(app) as (host, port):  # type: ignore[arg-type]
+    with live_server(app, lifespan="off") as (host, port):  # type: ignore[arg-type]
         base_url = f"http://{host}:{port}"
         for result in schema.get_all_operations():
             operation = result.ok()
