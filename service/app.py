@@ -24,7 +24,7 @@ from service.errors import (
     install_error_handlers,
     public_message,
 )
-from service.guards import Guard, JSONBodyRoute
+from service.guards import OPEN_PATHS, Guard, JSONBodyRoute
 from service.schemas import (
     BatchRequest,
     BatchResponse,
@@ -82,6 +82,25 @@ def _engine(request: Request) -> ScoringEngine:
     return engine
 
 
+def _document_key(app: FastAPI) -> None:
+    """Make the app's OpenAPI document say that every route but /health and /ready needs the API key."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()  # caches itself on app.openapi_schema; completed in place below
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
+            for path, operations in schema["paths"].items():
+                for operation in operations.values():
+                    if path not in OPEN_PATHS:
+                        operation["security"] = [{"bearer": []}, {"apiKey": []}]
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def _public_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     """Return a graph manifest without server paths (the source triples folder keeps only its name)."""
     source = manifest.get("source")
@@ -129,6 +148,8 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
     install_error_handlers(app)
     key = settings.api_key.get_secret_value() if settings.api_key is not None else None
     app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes, api_key=key)
+    if key is not None:
+        _document_key(app)
 
     @app.get("/health", tags=["ops"], responses=_errors(500))
     def health() -> dict[str, str]:

@@ -63,7 +63,7 @@ class Guard:
             body = await self._read_body(scope, receive, send)
             if body is None:
                 return
-            receive = _replay(body)
+            receive = _replay(body, receive)
         await self._run(scope, receive, send)
 
     async def _read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
@@ -112,18 +112,18 @@ class Guard:
                                      "see the service log")(scope, receive, send)
 
 
-def _replay(body: bytes) -> Receive:
-    """Return a `receive` that yields `body` once, then waits like a client that sent everything."""
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """Return a `receive` that yields the already read `body` once, then passes on to the real one."""
     sent = False
 
-    async def receive() -> Message:
+    async def replay() -> Message:
         nonlocal sent
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return {"type": "http.disconnect"}
+        return await receive()  # e.g. the client's disconnect
 
-    return receive
+    return replay
 
 
 def decode_json(body: bytes) -> Any:

@@ -88,8 +88,10 @@ def test_oversized_body_is_refused_before_it_is_sent(engine: ScoringEngine, reut
         sock.sendall(b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                      b"Content-Length: 100000000\r\n\r\n{\"text\": \"")
         start = time.monotonic()
-        answer = sock.recv(65536).decode()  # answered while 100 MB are still unsent
-        assert answer.startswith("HTTP/1.1 413") and "payload_too_large" in answer
+        answer = b""
+        while chunk := sock.recv(65536):  # answered, and closed, while 100 MB are still unsent
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 413") and b"payload_too_large" in answer
         assert time.monotonic() - start < 2.0
 
 
@@ -206,6 +208,9 @@ def test_api_key_guards_every_route_but_health_and_ready(engine: ScoringEngine, 
                 assert "API key" in _error(response, 401)["message"]
         assert keyed.get("/v1/windows", headers={"X-API-Key": KEY}).status_code == 200
         assert keyed.get("/v1/windows", headers={"Authorization": f"Bearer {KEY}"}).status_code == 200
+        spec = keyed.get("/openapi.json", headers={"X-API-Key": KEY}).json()
+        assert set(spec["components"]["securitySchemes"]) == {"bearer", "apiKey"}
+        assert spec["paths"]["/v1/query"]["post"]["security"] and "security" not in spec["paths"]["/ready"]["get"]
 
 
 def test_a_short_api_key_is_refused_at_start() -> None:
