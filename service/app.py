@@ -70,8 +70,12 @@ def open_engine(settings: Settings) -> ScoringEngine:
                            request_timeout=settings.store_timeout, max_connections=settings.store_connections)
     except EgqaError as exc:
         raise ServiceNotReady(f"the evidence store failed to open ({exc.code})") from exc
-    return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
-                         window_days=settings.window_days, max_evidence=settings.max_evidence)
+    try:
+        return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
+                             window_days=settings.window_days, max_evidence=settings.max_evidence)
+    except EgqaError:
+        store.close()
+        raise
 
 
 def _engine(request: Request) -> ScoringEngine:
