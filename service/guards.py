@@ -160,7 +160,7 @@ def _check_batch(payload: Any, max_batch: int) -> None:
 
 
 class JSONBodyRoute(APIRoute):
-    """A route whose JSON body is decoded off the event loop, with clear errors for unreadable bodies."""
+    """A route whose JSON body is decoded once (a big one off the event loop), with clear errors for unreadable ones."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         """Wrap FastAPI's handler: check the content type and decode the body before validation."""
@@ -173,8 +173,9 @@ class JSONBodyRoute(APIRoute):
             if body:
                 content_type = request.headers.get("content-type", "")
                 if not _is_json(content_type):
-                    raise UnsupportedMediaType(f"the body must be JSON sent with `Content-Type: application/json`, "
-                                               f"not {content_type or 'no content type'!r}")
+                    sent = f"not {content_type!r}" if content_type else "the request has none"
+                    raise UnsupportedMediaType(f"the body must be JSON sent with `Content-Type: application/json` "
+                                               f"({sent})")
                 # Small bodies decode in microseconds; only big ones are worth a worker thread.
                 payload = decode_json(body) if len(body) < _INLINE_DECODE_BYTES else await run_in_threadpool(
                     decode_json, body)

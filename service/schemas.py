@@ -66,14 +66,15 @@ class Proposition(BaseModel):
     ]})
 
     text: opt_str(2000, 1) = Field(None, examples=["Google was fined by the European Commission."],
-                         description="A sentence stating the proposition; or give `subject`, `predicate` and `object`.")
+                                   description="A sentence stating the proposition; or give `subject`, `predicate` "
+                                   "and `object`.")
     subject: opt_str(300, 1) = None
     predicate: opt_str(300, 1) = Field(None, examples=["(visit.1,visit.2)", "was fined by"])
     object: opt_str(300, 1) = None
     subject_type: opt_str(50) = Field(None, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
-                                 description="The subject's type (default: from the store or the parser).")
+                                      description="The subject's type (default: from the store or the parser).")
     object_type: opt_str(50) = Field(None, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
-                                description="The object's type (default: from the store or the parser).")
+                                     description="The object's type (default: from the store or the parser).")
     date: dt.date | SkipJsonSchema[None] = Field(None, description="A date in the window (YYYY-MM-DD); or give `window`.")
     window: Annotated[int, Field(strict=True, ge=WINDOW_MIN, le=WINDOW_MAX)] | SkipJsonSchema[None] = Field(
         None, description="The window id (see GET /v1/windows); or give `date`.")

@@ -16,7 +16,7 @@ class Settings(BaseSettings):
     graphs_dir: Path = Field(Path("out/demo/graphs"), description="Folder of entailment-graph artefacts.")
     store_url: str = Field("sqlite:///out/demo/evidence.db", description="Evidence store URL (sqlite:///path or http(s)://host:port).")
     default_scorer: str | None = Field(None, description="Scorer when a request names none (default: the graphs' default, binc).")
-    threshold: float = Field(0.05, ge=0.0, le=1.0, description="Score at or above which the answer is true.")
+    threshold: float = Field(0.05, ge=0.0, le=1.0, allow_inf_nan=False, description="Score at or above which the answer is true.")
     window_days: int = Field(3, ge=1, description="Context window length the store was indexed with.")
     max_batch: int = Field(1000, ge=1, description="Most hypotheses in one batch request.")
     max_text_chars: int = Field(2000, ge=10, description="Longest free-text proposition accepted.")
