@@ -6,7 +6,7 @@ for --seconds, with at most --in-flight requests outstanding; the loop is bounde
 Hypotheses are real triples of the indexed windows. Prints errors, p50/p99 latency per third of the run
 (the last third against the first, a ratio from the same run), open SQLite connections, and the
 server's RSS at the start, the middle and the end (goal: middle -> end growth under 10%).
-Usage: python bench/soak.py [--build out/demo] [--seconds 600] [--rate 200]
+Usage: python bench/soak.py [--build out/demo] [--seconds 600] [--rate 200] [--env EGQA_X=value ...]
 """
 
 from __future__ import annotations
@@ -116,7 +116,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=600.0)
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--in-flight", type=int, default=64, help="most requests outstanding at once")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="environment of the service, e.g. EGQA_STORE_CONNECTIONS=8 (repeatable)")
     args = parser.parse_args()
+    env = dict(item.split("=", 1) for item in args.env)
 
     rows = read_triples(args.build / "triples", columns=["subj", "obj", "subj_type", "obj_type", "predicate",
                                                          "date"]).to_pylist()
@@ -125,7 +128,7 @@ def main() -> None:
               for r in random.Random(0).sample(rows, min(5000, len(rows)))]
     db = (args.build / "evidence.db").resolve()
     log = args.build / "soak-serve.log"
-    with service_process(args.build / "graphs", f"sqlite:///{db}", log) as service:
+    with service_process(args.build / "graphs", f"sqlite:///{db}", log, env=env) as service:
         print(f"service at {service.url} (pid {service.pid}); {args.rate:g} requests/s for {args.seconds:g} s")
         asyncio.run(soak(service.url, service.pid, db, bodies, args.seconds, args.rate, args.in_flight))
 
