@@ -2,25 +2,32 @@
 
 A logistic regression sees only the proposition's predicate (its string, its lemma tokens, its surface
 words) and the argument types, never the window's evidence. Its out-of-fold scores, with folds grouped by
-bundle so a positive and its negatives are never split, are scored with AUC_norm: near 0 means the labels
-cannot be read off the hypotheses; the published BoOQA scored 51.0 (%).
+bundle so a positive and its negatives are never split, are scored with AUC_norm and AP_norm (with 95%
+bundle-bootstrap intervals): near 0 means the labels cannot be read off the hypotheses; the published
+BoOQA scored 51.0 (%) AUC_norm. A benchmark folder is audited split by split (dev and test), recorded in
+its `audit.json`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import orjson
 
 from benchmark.build import parse_predicate, read_jsonl
-from benchmark.metrics import evaluate_scores
+from benchmark.metrics import DEFAULT_RESAMPLES, evaluate_scores, percent, with_interval
 from graph_builder.errors import InputError
 
 log = logging.getLogger(__name__)
 
 AUDIT_VERSION = "egqa.hypothesis_only_logreg.v1"
+SPLITS = ("dev", "test")
+AUDIT_FILE = "audit.json"
+PUBLISHED_AUC_NORM = 0.510  # BoOQA-EN, REFERENCE §1
 
 
 def hypothesis_features(entry: dict[str, object], with_arguments: bool = False) -> dict[str, float]:
@@ -47,7 +54,7 @@ def hypothesis_features(entry: dict[str, object], with_arguments: bool = False) 
 
 
 def audit_entries(entries: Sequence[dict[str, object]], folds: int = 5, c: float = 1.0,
-                  with_arguments: bool = False) -> dict[str, object]:
+                  with_arguments: bool = False, resamples: int = DEFAULT_RESAMPLES) -> dict[str, Any]:
     """Cross-validate the hypothesis-only classifier by bundle and return its metrics (AUC_norm first)."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -68,14 +75,51 @@ def audit_entries(entries: Sequence[dict[str, object]], folds: int = 5, c: float
     model = make_pipeline(DictVectorizer(), LogisticRegression(C=c, max_iter=2000))
     scores = cross_val_predict(model, features, labels, groups=groups, cv=GroupKFold(n_splits=folds),
                                method="predict_proba")[:, 1]
-    metrics = evaluate_scores(labels, scores)
+    metrics = evaluate_scores(labels, scores, groups=groups, resamples=resamples)
     # Every entry has a "score" here, so coverage says nothing; keep the rest.
     metrics.pop("coverage")
     return {"audit": AUDIT_VERSION, **metrics, "folds": folds, "c": c, "with_arguments": with_arguments,
             "bundles": n_groups}
 
 
-def audit_file(path: Path, folds: int = 5, c: float = 1.0, with_arguments: bool = False) -> dict[str, object]:
+def audit_file(path: Path, folds: int = 5, c: float = 1.0, with_arguments: bool = False,
+               resamples: int = DEFAULT_RESAMPLES) -> dict[str, Any]:
     """Audit one benchmark JSON Lines file."""
-    result = audit_entries(read_jsonl(path), folds=folds, c=c, with_arguments=with_arguments)
+    result = audit_entries(read_jsonl(path), folds=folds, c=c, with_arguments=with_arguments, resamples=resamples)
     return {"file": str(path), **result}
+
+
+def audit_benchmark(folder: Path, folds: int = 5, c: float = 1.0, with_arguments: bool = False,
+                    resamples: int = DEFAULT_RESAMPLES) -> dict[str, dict[str, Any]]:
+    """Audit the dev and test files of a benchmark folder and record the results in its audit.json.
+
+    A split too small to cross-validate gets {"error": reason} instead of metrics; a missing file is an error.
+    """
+    missing = [s for s in SPLITS if not (folder / f"{s}.jsonl").is_file()]
+    if missing:
+        raise InputError(f"{folder}: no {', '.join(f'{s}.jsonl' for s in missing)} "
+                         "(a folder from `egqa benchmark build` holds dev.jsonl and test.jsonl)")
+    results: dict[str, dict[str, Any]] = {}
+    for split in SPLITS:
+        path = folder / f"{split}.jsonl"
+        try:
+            results[split] = audit_file(path, folds=folds, c=c, with_arguments=with_arguments, resamples=resamples)
+        except InputError as exc:
+            log.warning("%s: not audited: %s", path, exc)
+            results[split] = {"file": str(path), "audit": AUDIT_VERSION, "error": str(exc)}
+    (folder / AUDIT_FILE).write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    return results
+
+
+def format_audit(results: Mapping[str, Mapping[str, Any]]) -> str:
+    """Return one table row per split: AUC_norm and AP_norm with intervals, AUC_50, xi, n and bundles."""
+    head = (f"{'split':<6} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} {'n':>6} "
+            f"{'bundles':>7}")
+    lines = [f"hypothesis-only audit (lower is better; published BoOQA AUC_norm {percent(PUBLISHED_AUC_NORM)}%)", head]
+    for split, r in results.items():
+        if "error" in r:
+            lines.append(f"{split:<6} not audited: {r['error']}")
+            continue
+        lines.append(f"{split:<6} {with_interval(r, 'auc_norm'):>20} {with_interval(r, 'ap_norm'):>20} "
+                     f"{percent(r['auc_50']):>7} {float(r['xi']):>6.3f} {int(r['n']):>6} {int(r['bundles']):>7}")
+    return "\n".join(lines)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from benchmark.metrics import DEFAULT_RESAMPLES
 from graph_builder.errors import InputError, ModelMissingError
 from graph_builder.graphs.graphset import GraphSet, Query
 
@@ -144,6 +145,17 @@ def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str) -> 
     return scores, grounded
 
 
+def pair_units(pairs: Sequence[LevyPair]) -> list[str]:
+    """Name each pair's bootstrap unit: the unordered pair of sides, so a pair asked in both orders is one unit."""
+    units = []
+    for k, pair in enumerate(pairs):
+        if pair.hypothesis is None or pair.premise is None:
+            units.append(f"line:{k}")
+        else:
+            units.append(" | ".join(sorted((repr(pair.hypothesis), repr(pair.premise)))))
+    return units
+
+
 def dataset_dirs(data_dir: Path) -> list[Path]:
     """Return the LevyHolt set folders under data_dir (dev, dev_dir), or data_dir itself if it is one."""
     if any(data_dir.glob("*_rels.txt")):
@@ -155,10 +167,16 @@ def dataset_dirs(data_dir: Path) -> list[Path]:
 
 
 def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str] = ("rels",),
-                      png: Path | None = None, extract: Extractor | None = None) -> list[dict[str, Any]]:
-    """Return one row per (set, format, measure) with AUC_norm, AUC_50, xi and coverage; write PR PNGs."""
+                      png: Path | None = None, extract: Extractor | None = None,
+                      resamples: int = DEFAULT_RESAMPLES, measures: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Return one row per (set, format, measure) with AUC_norm and AP_norm (95% bootstrap intervals over
+    pairs, a pair in both orders counted once), AUC_50, xi and coverage; write PR PNGs.
+
+    Every measure of the graph set is scored (or only `measures`), so plain, clean and global
+    scores of one build are compared on the same pairs in one run."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
+    chosen = [graphset.check_measure(m) for m in measures] if measures else graphset.measures
     rows = []
     for fmt in formats:
         if fmt not in FORMATS:
@@ -173,27 +191,53 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
                 path = matches[0]
             pairs = read_rels(path) if fmt == "rels" else read_readable(path, extract)
             labels = np.array([p.label for p in pairs], dtype=bool)
+            units = pair_units(pairs)
             curves = {}
-            for measure in graphset.measures:
+            shown = {}
+            for measure in chosen:
                 scores, grounded = score_pairs(graphset, pairs, measure)
-                metrics = evaluate_scores(labels, scores)
+                metrics = evaluate_scores(labels, scores, groups=units, resamples=resamples, unit_name="pair")
                 curves[measure] = pr_curve(labels, scores)
+                shown[measure] = metrics
                 rows.append({"set": folder.name, "format": fmt, "measure": measure, **metrics,
                              "grounded": float(grounded.mean()),
                              "parsed": float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))})
             target = (png.with_name(f"{png.stem}_{folder.name}_{fmt}{png.suffix or '.png'}") if png is not None
                       else graphset.path / f"levyholt_{folder.name}_{fmt}.png")
-            plot_pr_curves(curves, target, title=f"LevyHolt {folder.name} ({fmt}) on {graphset.path.name}")
+            plot_pr_curves(curves, target, title=f"LevyHolt {folder.name} ({fmt}) on {graphset.path.name}",
+                           metrics=shown)
             log.info("PR curves written to %s", target)
     return rows
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    """Render evaluation rows as a fixed-width table, percentages for the areas and coverage."""
-    head = f"{'set':<8} {'format':<6} {'measure':<8} {'n':>5} {'xi':>6} {'AUC_norm':>9} {'AUC_50':>7} {'coverage':>9} {'grounded':>9}"
+    """Render evaluation rows as a fixed-width table in percent, 95% bootstrap intervals in brackets."""
+    from benchmark.metrics import percent, with_interval
+
+    head = (f"{'set':<8} {'format':<6} {'measure':<11} {'n':>5} {'xi':>6} {'AUC_norm [95% CI]':>20} "
+            f"{'AP_norm [95% CI]':>20} {'AUC_50':>7} {'coverage':>8} {'grounded':>8}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<8} {r['n']:>5} {r['xi']:>6.3f} "
-                     f"{100 * r['auc_norm']:>9.2f} {100 * r['auc_50']:>7.2f} {100 * r['coverage']:>8.1f}% "
-                     f"{100 * r['grounded']:>8.1f}%")
+        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<11} {r['n']:>5} {r['xi']:>6.3f} "
+                     f"{with_interval(r, 'auc_norm'):>20} {with_interval(r, 'ap_norm'):>20} {percent(r['auc_50']):>7} "
+                     f"{percent(r['coverage']):>8} {percent(r['grounded']):>8}")
+    return "\n".join(lines)
+
+
+def format_side_by_side(rows: Sequence[dict[str, Any]]) -> str:
+    """Render evaluation rows with one line per measure and AUC_norm / coverage of each set side by side."""
+    sets = sorted({(r["set"], r["format"]) for r in rows})
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    cell = {(r["set"], r["format"], r["measure"]): r for r in rows}
+    labels = [f"{s} ({f})" if len({f for _, f in sets}) > 1 else s for s, f in sets]
+    head = f"{'measure':<11}" + "".join(f" | {label:^27}" for label in labels)
+    sub = f"{'':<11}" + " | AUC_norm  AP_norm  coverage" * len(sets)
+    lines = [head, sub, "-" * len(head)]
+    for m in measures:
+        parts = []
+        for s, f in sets:
+            r = cell.get((s, f, m))
+            parts.append(f" | {100 * r['auc_norm']:>8.2f} {100 * r['ap_norm']:>8.2f} {100 * r['coverage']:>8.1f}%"
+                         if r else f" | {'':>27}")
+        lines.append(f"{m:<11}" + "".join(parts))
     return "\n".join(lines)

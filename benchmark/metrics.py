@@ -1,15 +1,26 @@
-"""Boolean-QA metrics of REFERENCE §2: the precision-recall curve, AUC_norm, AUC_50, xi and coverage.
+"""Boolean-QA metrics of REFERENCE §2: the precision-recall curve, AUC_norm, normalised average precision,
+bundle-bootstrap confidence intervals, AUC_50, xi and coverage.
 
 Everything here is a pure function of labels and scores. The curve is the one of
 `sklearn.metrics.precision_recall_curve` (one point per distinct score, entries with equal scores
 entering together, plus the point recall 0 / precision 1), but ordered by increasing recall.
+
+- AUC_norm (the published metric): trapezoids of max(P - xi, 0) over recall, divided by 1 - xi. The
+  trapezoid from (0, 1) to the first threshold rewards ties: a scorer that ties every entry gets 0.5.
+- AP_norm (its companion): average precision, step-wise without interpolation,
+  AP = sum over distinct thresholds of (R_k - R_{k-1}) * P_k, normalised as (AP - xi) / (1 - xi).
+  A constant scorer gets exactly 0, a perfect one 1, a scorer worse than chance a negative value.
+- Both are undefined without positives or without negatives (xi = 0 or 1): those inputs raise InputError.
+- Confidence intervals: percentile bootstrap resampling whole units (a benchmark bundle: a positive
+  with its negatives), computed for all resamples at once as per-unit weights on one sorted order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,7 +29,13 @@ from graph_builder.errors import InputError
 
 ArrayLike = Sequence[float] | Sequence[int] | Sequence[bool] | npt.NDArray[np.generic]
 
-METRIC_KEYS = ("auc_norm", "auc_50", "xi", "coverage", "n", "positives")
+METRIC_KEYS = ("auc_norm", "auc_norm_ci", "ap_norm", "ap_norm_ci", "auc_50", "xi", "coverage", "n",
+               "positives", "bootstrap")
+BOOTSTRAP_VERSION = "egqa.bootstrap_percentile_by_unit.v1"
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 0
+CI_LEVEL = 0.95
+_CHUNK_CELLS = 500_000  # resamples x entries per numpy step: peak memory under ~100 MB
 
 
 @dataclass(frozen=True)
@@ -29,6 +46,25 @@ class PRCurve:
     precision: npt.NDArray[np.float64]
     thresholds: npt.NDArray[np.float64]
     xi: float
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Percentile intervals of AUC_norm and AP_norm, with how they were drawn."""
+
+    auc_norm: tuple[float, float]
+    ap_norm: tuple[float, float]
+    resamples: int
+    seed: int
+    units: int
+    undefined: int  # resamples without a positive or without a negative, left out of the percentiles
+    unit: str = "entry"  # what one resampled unit is: "entry", or the name given to the groups
+    level: float = CI_LEVEL
+
+    def describe(self) -> dict[str, Any]:
+        """Return the bootstrap settings as recorded in reports."""
+        return {"method": BOOTSTRAP_VERSION, "level": self.level, "resamples": self.resamples, "seed": self.seed,
+                "unit": self.unit, "units": self.units, "undefined": self.undefined}
 
 
 def _prepare(labels: ArrayLike, scores: ArrayLike,
@@ -54,25 +90,31 @@ def _prepare(labels: ArrayLike, scores: ArrayLike,
         raise InputError("scores must be finite numbers")
     positives = int(y.sum())
     if positives == 0:
-        raise InputError("no positive entries: recall (and so AUC_norm) is undefined")
+        raise InputError("no positive entries: recall (and so AUC_norm and AP_norm) is undefined")
     if positives == y.size:
-        raise InputError("only positive entries: xi = 1 and AUC_norm is undefined")
+        raise InputError("only positive entries: xi = 1 and AUC_norm and AP_norm are undefined")
     return y, s
+
+
+def _tie_groups(s: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Return the descending-score order and the last sorted index of every group of equal scores."""
+    order = np.argsort(-s, kind="mergesort")
+    s_sorted = s[order]
+    ends = np.r_[np.flatnonzero(np.diff(s_sorted)), s_sorted.size - 1]
+    return order, ends
 
 
 def pr_curve(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None) -> PRCurve:
     """Return the precision-recall curve over distinct score thresholds, starting at (0, 1)."""
     y, s = _prepare(labels, scores, has_evidence)
-    order = np.argsort(-s, kind="mergesort")
-    s_sorted, y_sorted = s[order], y[order]
-    # Last index of every group of equal scores: a tie enters the curve as one step.
-    ends = np.r_[np.flatnonzero(np.diff(s_sorted)), s_sorted.size - 1]
-    tps = np.cumsum(y_sorted)[ends].astype(np.float64)
+    order, ends = _tie_groups(s)
+    # A tie enters the curve as one step: cumulative counts are read at the end of each group.
+    tps = np.cumsum(y[order])[ends].astype(np.float64)
     predicted = (ends + 1).astype(np.float64)
     positives = float(y.sum())
     recall = np.r_[0.0, tps / positives]
     precision = np.r_[1.0, tps / predicted]
-    return PRCurve(recall=recall, precision=precision, thresholds=s_sorted[ends].copy(),
+    return PRCurve(recall=recall, precision=precision, thresholds=s[order][ends].copy(),
                    xi=positives / y.size)
 
 
@@ -81,6 +123,12 @@ def auc_norm_of_curve(curve: PRCurve) -> float:
     lifted = np.maximum(curve.precision - curve.xi, 0.0)
     area = float(np.sum(np.diff(curve.recall) * (lifted[1:] + lifted[:-1]) / 2.0))
     return area / (1.0 - curve.xi)
+
+
+def ap_norm_of_curve(curve: PRCurve) -> float:
+    """Return normalised average precision: (sum of (R_k - R_{k-1}) * P_k - xi) / (1 - xi), no interpolation."""
+    ap = float(np.sum(np.diff(curve.recall) * curve.precision[1:]))
+    return (ap - curve.xi) / (1.0 - curve.xi)
 
 
 def auc_50_of_curve(curve: PRCurve) -> float:
@@ -97,6 +145,11 @@ def auc_norm(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | Non
     return auc_norm_of_curve(pr_curve(labels, scores, has_evidence))
 
 
+def ap_norm(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None) -> float:
+    """Return normalised average precision (constant scorer 0, perfect 1); no-evidence entries score 0."""
+    return ap_norm_of_curve(pr_curve(labels, scores, has_evidence))
+
+
 def auc_50(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None) -> float:
     """Return AUC_50, the area of the precision-recall curve where precision stays >= 0.5."""
     return auc_50_of_curve(pr_curve(labels, scores, has_evidence))
@@ -111,23 +164,145 @@ def coverage(scores: ArrayLike, has_evidence: ArrayLike | None = None) -> float:
     return float(flags.mean())
 
 
-def evaluate_scores(labels: ArrayLike, scores: ArrayLike,
-                    has_evidence: ArrayLike | None = None) -> dict[str, float | int]:
-    """Return auc_norm, auc_50, xi, coverage, n and positives for one scorer's scores."""
+def bootstrap_draws(units: int, resamples: int, seed: int = DEFAULT_SEED) -> npt.NDArray[np.int64]:
+    """Return a (resamples, units) array: the units drawn with replacement by each bootstrap resample."""
+    if units < 1 or resamples < 1:
+        raise InputError("the bootstrap needs at least one unit and one resample")
+    return np.random.default_rng(seed).integers(0, units, size=(resamples, units))
+
+
+def unit_index(groups: Sequence[Hashable] | npt.NDArray[np.generic] | None, n: int) -> npt.NDArray[np.intp]:
+    """Map every entry to its resampling unit 0..U-1 (sorted unit names); without groups each entry is one."""
+    if groups is None:
+        return np.arange(n)
+    keys = [str(g) for g in groups]
+    if len(keys) != n:
+        raise InputError(f"groups must give one bundle id per entry, got {len(keys)} for {n} entries")
+    names = sorted(set(keys))
+    position = {name: k for k, name in enumerate(names)}
+    return np.fromiter((position[k] for k in keys), dtype=np.intp, count=n)
+
+
+def _weighted_metrics(y_sorted: npt.NDArray[np.int64], ends: npt.NDArray[np.intp],
+                      weights: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """AUC_norm and AP_norm of each row of entry weights (entries in descending-score order)."""
+    # A resample is the original entries, each counted as often as its unit was drawn: cumulative weighted
+    # counts at the tie-group ends give every resample's curve. Groups of weight 0 repeat the previous
+    # point (zero width); before the first weighted group the point is the start (0, 1).
+    tp = np.cumsum(weights * y_sorted, axis=1)[:, ends].astype(np.float64)
+    predicted = np.cumsum(weights, axis=1)[:, ends].astype(np.float64)
+    positives, total = tp[:, -1], predicted[:, -1]
+    defined = (positives > 0) & (positives < total)
+    xi = np.divide(positives, total, out=np.full_like(positives, np.nan), where=defined)
+    recall = np.divide(tp, positives[:, None], out=np.zeros_like(tp), where=defined[:, None])
+    precision = np.divide(tp, predicted, out=np.ones_like(tp), where=predicted > 0)
+    recall = np.hstack([np.zeros((tp.shape[0], 1)), recall])
+    precision = np.hstack([np.ones((tp.shape[0], 1)), precision])
+    widths = np.diff(recall, axis=1)
+    lifted = np.maximum(precision - xi[:, None], 0.0)
+    auc = np.sum(widths * (lifted[:, 1:] + lifted[:, :-1]) / 2.0, axis=1) / (1.0 - xi)
+    ap = (np.sum(widths * precision[:, 1:], axis=1) - xi) / (1.0 - xi)
+    return np.where(defined, auc, np.nan), np.where(defined, ap, np.nan)
+
+
+def bootstrap_metrics(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None,
+                      groups: Sequence[Hashable] | npt.NDArray[np.generic] | None = None,
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                      level: float = CI_LEVEL, unit_name: str = "bundle") -> BootstrapResult:
+    """Return percentile-bootstrap intervals of AUC_norm and AP_norm, resampling whole groups (bundles)."""
+    if not 0.0 < level < 1.0:
+        raise InputError(f"the confidence level must lie in (0, 1), got {level}")
+    y, s = _prepare(labels, scores, has_evidence)
+    unit = unit_index(groups, y.size)
+    units = int(unit.max()) + 1
+    draws = bootstrap_draws(units, resamples, seed)
+    order, ends = _tie_groups(s)
+    y_sorted, unit_sorted = y[order], unit[order]
+    auc_values = np.empty(resamples)
+    ap_values = np.empty(resamples)
+    step = max(1, _CHUNK_CELLS // max(y.size, units))
+    for start in range(0, resamples, step):
+        chunk = draws[start:start + step]
+        rows = np.arange(chunk.shape[0])[:, None]
+        # How often each unit was drawn, per resample: one bincount over row-offset unit ids.
+        counts = np.bincount((chunk + rows * units).ravel(), minlength=chunk.shape[0] * units)
+        weights = counts.reshape(chunk.shape[0], units)[:, unit_sorted]
+        auc_values[start:start + step], ap_values[start:start + step] = _weighted_metrics(y_sorted, ends, weights)
+    undefined = int(np.isnan(auc_values).sum())
+    tails = (100 * (1 - level) / 2, 100 * (1 + level) / 2)
+
+    def interval(values: npt.NDArray[np.float64]) -> tuple[float, float]:
+        if undefined == resamples:
+            return (float("nan"), float("nan"))
+        low, high = np.nanpercentile(values, tails)
+        return (float(low), float(high))
+
+    return BootstrapResult(auc_norm=interval(auc_values), ap_norm=interval(ap_values), resamples=resamples,
+                           seed=seed, units=units, undefined=undefined,
+                           unit=unit_name if groups is not None else "entry", level=level)
+
+
+def evaluate_scores(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None,
+                    groups: Sequence[Hashable] | npt.NDArray[np.generic] | None = None,
+                    resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                    unit_name: str = "bundle") -> dict[str, Any]:
+    """Return AUC_norm and AP_norm with 95% bundle-bootstrap intervals, AUC_50, xi, coverage, n and positives.
+
+    `groups` names each entry's bundle (without it every entry is its own unit); `resamples=0` skips the
+    intervals (they are then None).
+    """
     curve = pr_curve(labels, scores, has_evidence)
     y = np.asarray(labels).astype(np.int64)
-    return {
+    result: dict[str, Any] = {
         "auc_norm": auc_norm_of_curve(curve),
+        "auc_norm_ci": None,
+        "ap_norm": ap_norm_of_curve(curve),
+        "ap_norm_ci": None,
         "auc_50": auc_50_of_curve(curve),
         "xi": curve.xi,
         "coverage": coverage(scores, has_evidence),
         "n": int(y.size),
         "positives": int(y.sum()),
+        "bootstrap": None,
     }
+    if resamples > 0:
+        boot = bootstrap_metrics(labels, scores, has_evidence, groups, resamples, seed, unit_name=unit_name)
+        result.update(auc_norm_ci=list(boot.auc_norm), ap_norm_ci=list(boot.ap_norm), bootstrap=boot.describe())
+    return result
 
 
-def plot_pr_curves(curves: Mapping[str, PRCurve], path: Path, title: str | None = None) -> Path:
-    """Draw several scorers' precision-recall curves and the random baseline into one PNG at `path`."""
+def percent(value: float) -> str:
+    """Return a share as a percentage with one decimal ("-0.0" from a float error reads "0.0")."""
+    text = f"{100 * float(value):.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def with_interval(metrics: Mapping[str, Any], key: str) -> str:
+    """Return `key` in percent with its `<key>_ci` interval in brackets, or "-" when the key is absent."""
+    value, ci = metrics.get(key), metrics.get(f"{key}_ci")
+    if value is None:
+        return "-"
+    if ci and all(v is not None and np.isfinite(v) for v in ci):
+        return f"{percent(value)} [{percent(ci[0])}, {percent(ci[1])}]"
+    return percent(value)
+
+
+def describe_metrics(metrics: Mapping[str, Any]) -> str:
+    """Return one line: AUC_norm and AP_norm with their intervals, AUC_50 and coverage, in percent."""
+    parts = [f"{name} {with_interval(metrics, key)}" for key, name in (("auc_norm", "AUC_norm"), ("ap_norm", "AP_norm"))
+             if metrics.get(key) is not None]
+    parts += [f"{name} {percent(metrics[key])}" for key, name in (("auc_50", "AUC_50"), ("coverage", "coverage"))
+              if metrics.get(key) is not None]
+    return "  ".join(parts)
+
+
+def plot_pr_curves(curves: Mapping[str, PRCurve], path: Path, title: str | None = None,
+                   metrics: Mapping[str, Mapping[str, Any]] | None = None) -> Path:
+    """Draw several scorers' precision-recall curves and the random baseline into one PNG at `path`.
+
+    The legend gives each scorer's AUC_norm and AP_norm (with their intervals when `metrics` holds them),
+    AUC_50 and coverage; the baseline's entry gives xi.
+    """
     # The object API with the Agg canvas: no pyplot global state, no display needed.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -138,13 +313,16 @@ def plot_pr_curves(curves: Mapping[str, PRCurve], path: Path, title: str | None 
     if len(xis) != 1:
         raise InputError("curves come from different label sets (their xi differ); plot them apart")
     xi = next(iter(curves.values())).xi
-    fig = Figure(figsize=(6.4, 4.8), dpi=120)
+    fig = Figure(figsize=(8.0, 6.4), dpi=120)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     for name in sorted(curves):
         curve = curves[name]
+        shown: Mapping[str, Any] = (metrics or {}).get(name) or {
+            "auc_norm": auc_norm_of_curve(curve), "ap_norm": ap_norm_of_curve(curve),
+            "auc_50": auc_50_of_curve(curve)}
         ax.plot(curve.recall, curve.precision, drawstyle="default", linewidth=1.5,
-                label=f"{name} (AUC_norm {100 * auc_norm_of_curve(curve):.1f})")
+                label=f"{name}: {describe_metrics(shown)}")
     ax.axhline(xi, color="grey", linestyle="--", linewidth=1, label=f"random (xi = {xi:.3f})")
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.02)
@@ -153,7 +331,11 @@ def plot_pr_curves(curves: Mapping[str, PRCurve], path: Path, title: str | None 
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper right", fontsize="small")
+    # Below the axes, in figure coordinates: the metric lines are long and must not hide the curves.
+    rows = len(curves) + 2  # scorers, the baseline and the legend's title
+    fig.subplots_adjust(bottom=min(0.1 + 0.032 * rows, 0.6), top=0.93)
+    fig.legend(loc="lower left", bbox_to_anchor=(0.1, 0.01), fontsize="small", frameon=False,
+               title="percent; [95% bootstrap interval]", title_fontsize="small", alignment="left")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
     return path

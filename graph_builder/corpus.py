@@ -7,7 +7,7 @@ examples (file and line or record id), never silently dropped and never a crash.
 from __future__ import annotations
 
 import datetime as dt
-import html
+import gzip
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -17,12 +17,12 @@ from pathlib import Path
 import orjson
 
 from graph_builder.errors import CorpusError
+from graph_builder.news import clean_news, unescape
 
 MAX_EXAMPLES = 20
 
 _REUTERS_RE = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
 _ATTR_RE = re.compile(r'(\w+)="([^"]*)"')
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _DATE_RE = re.compile(r"^\s*(\d{1,2})-([A-Za-z]{3})-(\d{4})\s+(\d{1,2}):(\d{2}):(\d{2})")
 _MONTHS = {m: i for i, m in enumerate(
     ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"], start=1)}
@@ -81,13 +81,7 @@ class ReadReport:
 
 def clean_text(raw: str) -> str:
     """Decode SGML/HTML entities and drop control characters (Reuters uses `&#3;` etc. as markers)."""
-    return _CONTROL_RE.sub("", html.unescape(raw))
-
-
-def reflow(text: str) -> str:
-    """Join hard-wrapped lines; Reuters starts each paragraph with a newline and an indent."""
-    paragraphs = re.split(r"\n(?=[ \t]+\S)|\n\s*\n", text)
-    return "\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
+    return unescape(raw)
 
 
 def _tag(block: str, name: str) -> str | None:
@@ -143,9 +137,7 @@ def read_reuters_file(path: Path, report: ReadReport) -> Iterator[Article]:
         if body is None and text_type == "UNPROC" and text_tag:
             body = text_tag.group(2)
             report.note("unproc_text_used_as_body")
-        body = reflow(clean_text(body or ""))
-        if body.endswith("Reuter"):
-            body = body[: -len("Reuter")].rstrip()
+        body = clean_news(body or "")
         if not body or body == "Blah blah blah.":
             report.skip("brief_title_only" if text_type == "BRIEF" else "no_body", where)
             continue
@@ -153,43 +145,88 @@ def read_reuters_file(path: Path, report: ReadReport) -> Iterator[Article]:
         yield Article(newid, date, title, body, attrs.get("LEWISSPLIT", ""))
 
 
+def _open_lines(path: Path) -> Iterator[bytes]:
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "rb") as handle:
+            yield from handle
+    else:
+        with path.open("rb") as handle:
+            yield from handle
+
+
+_STORY_ID_RE = re.compile(r"-(id[A-Za-z0-9]+)$")
+
+
+def _record_id(record: dict[str, object], seen: set[str]) -> str | None:
+    """`id`, else the Reuters story id ending a `file` slug (`...-idUSN2021166720061020`), else `file`/`url`."""
+    value = record.get("id")
+    if value is not None and str(value).strip():
+        return str(value).strip()
+    slug = record.get("file") or record.get("url")
+    if not isinstance(slug, str) or not slug.strip():
+        return None
+    slug = slug.strip()
+    match = _STORY_ID_RE.search(slug)
+    if match and match.group(1) not in seen:
+        seen.add(match.group(1))
+        return match.group(1)
+    return slug
+
+
 def read_jsonl_file(path: Path, report: ReadReport) -> Iterator[Article]:
-    """Yield the articles of a JSON Lines file (`id`, `date`, `title`, `text`), counting bad lines."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            where = f"{path.name}:{number}"
-            if not raw.strip():
-                continue
-            try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                report.skip("invalid_json", where)
-                continue
-            if not isinstance(record, dict):
-                report.skip("not_an_object", where)
-                continue
-            article_id, date_value, body = record.get("id"), record.get("date"), record.get("text")
-            if article_id is None or str(article_id).strip() == "":
-                report.skip("missing_id", where)
-                continue
-            if not isinstance(date_value, str):
-                report.skip("missing_date", where)
-                continue
-            try:
-                date = dt.date.fromisoformat(date_value.strip()[:10])
-            except ValueError:
-                report.skip("malformed_date", where)
-                continue
-            if not isinstance(body, str) or not body.strip():
-                report.skip("missing_text", where)
-                continue
-            title = record.get("title")
-            report.read += 1
-            yield Article(str(article_id).strip(), date, clean_text(title) if isinstance(title, str) else "",
-                          clean_text(body).strip(), str(record.get("split", "") or ""))
+    """Yield the articles of a JSON Lines file, plain or gzip, counting bad lines.
+
+    Fields: `id` (or a Reuters `file`/`url` slug), `date`, `title`, `text` (or `body`), optional `split`.
+    Bodies are cleaned as news (datelines, tickers, sign-offs, hard wraps); headline-only records are skipped.
+    """
+    seen_ids: set[str] = set()
+    for number, raw in enumerate(_open_lines(path), start=1):
+        where = f"{path.name}:{number}"
+        if not raw.strip():
+            continue
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            report.skip("invalid_json", where)
+            continue
+        if not isinstance(record, dict):
+            report.skip("not_an_object", where)
+            continue
+        article_id, date_value = _record_id(record, seen_ids), record.get("date")
+        body = record.get("text", record.get("body"))
+        if article_id is None:
+            report.skip("missing_id", where)
+            continue
+        if not isinstance(date_value, str):
+            report.skip("missing_date", where)
+            continue
+        try:
+            date = dt.date.fromisoformat(date_value.strip()[:10])
+        except ValueError:
+            report.skip("malformed_date", where)
+            continue
+        title = record.get("title")
+        text = clean_news(body) if isinstance(body, str) else ""
+        if not text:
+            # ding2014 has 1,135 records with a title and an empty body: headline-only items.
+            report.skip("headline_only" if isinstance(title, str) and title.strip() else "missing_text", where)
+            continue
+        report.read += 1
+        yield Article(article_id, date, " ".join(clean_text(title).split()) if isinstance(title, str) else "",
+                      text, str(record.get("split", "") or ""))
 
 
-READERS = {".sgm": read_reuters_file, ".jsonl": read_jsonl_file, ".json": read_jsonl_file}
+READERS = {".sgm": read_reuters_file, ".jsonl": read_jsonl_file, ".json": read_jsonl_file,
+           ".jsonl.gz": read_jsonl_file}
+
+
+def corpus_format(path: Path) -> str | None:
+    """The reader key of a file name (`.sgm`, `.jsonl`, `.jsonl.gz`, ...), or None if egqa cannot read it."""
+    name = path.name.lower()
+    for suffix in sorted(READERS, key=len, reverse=True):
+        if name.endswith(suffix):
+            return suffix
+    return None
 
 
 def corpus_files(paths: list[Path]) -> list[Path]:
@@ -197,12 +234,12 @@ def corpus_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix in READERS and p.is_file())
+            found = sorted(p for p in path.iterdir() if corpus_format(p) and p.is_file())
             if not found:
                 raise CorpusError(f"{path} holds no corpus files (expected {', '.join(sorted(READERS))})")
             files.extend(found)
         elif path.is_file():
-            if path.suffix not in READERS:
+            if corpus_format(path) is None:
                 raise CorpusError(f"{path}: unknown corpus format (expected {', '.join(sorted(READERS))})")
             files.append(path)
         else:
@@ -212,7 +249,8 @@ def corpus_files(paths: list[Path]) -> list[Path]:
 
 def read_file(path: Path, report: ReadReport) -> Iterator[Article]:
     """Yield the articles of one corpus file, picking the reader by its suffix."""
-    reader = READERS.get(path.suffix)
+    fmt = corpus_format(path)
+    reader = READERS.get(fmt) if fmt else None
     if reader is None:
         raise CorpusError(f"{path}: unknown corpus format (expected {', '.join(sorted(READERS))})")
     return reader(path, report)

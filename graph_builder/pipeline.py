@@ -7,22 +7,24 @@ skips shards already written, so a crash loses at most the shards in flight.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import orjson
 
 from graph_builder import __version__
+from graph_builder.entity_types import harmonise_types
 from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
 from graph_builder.errors import InputError
-from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, doc_triples, pipe_docs
+from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, SentenceParser, load_pipeline
 from graph_builder.triples import ARTICLE_SCHEMA, article_shard_path, shard_path, write_shard
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of
 
@@ -68,6 +70,7 @@ class ExtractSummary:
     seconds: float = 0.0
     read: dict[str, object] = field(default_factory=dict)
     type_counts: dict[str, int] = field(default_factory=dict)
+    types: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         """Return the summary as JSON-ready data."""
@@ -102,6 +105,16 @@ def article_rows(article: Article, doc_sentences: list, window_days: int) -> tup
     return rows, len(doc_sentences)
 
 
+_PARSERS: dict[str, SentenceParser] = {}
+
+
+def _shard_parser(model: str) -> SentenceParser:
+    """One sentence parser (and sentence cache) per process and model, shared by the shards it runs."""
+    if model not in _PARSERS:
+        _PARSERS[model] = SentenceParser(load_pipeline(model))
+    return _PARSERS[model]
+
+
 def extract_shard(task: ShardTask, out_dir: str, model: str = DEFAULT_MODEL,
                   window_days: int = DEFAULT_WINDOW_DAYS) -> ShardResult:
     """Parse one shard's articles and write its triple and article files atomically."""
@@ -109,31 +122,62 @@ def extract_shard(task: ShardTask, out_dir: str, model: str = DEFAULT_MODEL,
     out = Path(out_dir)
     rows: list[dict[str, object]] = []
     articles: list[dict[str, object]] = []
-    sentences = tokens = 0
-    docs = pipe_docs((a.text for a in task.articles), model)
-    for article, doc in zip(task.articles, docs, strict=True):
-        article_triples, n_sentences = article_rows(article, doc_triples(doc), window_days)
+    sentences = 0
+    parser = _shard_parser(model)
+    before = parser.stats.tokens
+    parsed = parser.parse([a.text for a in task.articles])
+    for article, doc_sentences in zip(task.articles, parsed, strict=True):
+        article_triples, n_sentences = article_rows(article, doc_sentences, window_days)
         rows += article_triples
         sentences += n_sentences
-        tokens += len(doc)
         articles.append({"article_id": article.id, "date": article.date, "window": window_of(article.date, window_days),
                          "split": article.split, "title": article.title, "sentences": n_sentences,
-                         "tokens": len(doc), "triples": len(article_triples)})
+                         "tokens": sum(s.tokens for s in doc_sentences), "triples": len(article_triples)})
+    tokens = parser.stats.tokens - before
     # Articles first, triples last: a shard counts as done once its triples file exists.
     write_shard(articles, article_shard_path(out, task.name), ARTICLE_SCHEMA)
     write_shard(rows, shard_path(out, task.name))
     return ShardResult(task.name, len(task.articles), sentences, tokens, len(rows), time.perf_counter() - start)
 
 
-def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE) -> tuple[list[ShardTask], ReadReport, str]:
-    """Read the corpus and cut it into named shards; also return the read report and a corpus fingerprint."""
+GRAPH_SPLIT = "TRAIN"
+EVAL_SPLIT = "TEST"
+
+
+def date_split(article: Article, eval_from: dt.date | None) -> Article:
+    """Label an article without a split of its own: TRAIN (graph induction) before `eval_from`, TEST from it on."""
+    if eval_from is None or article.split:
+        return article
+    return replace(article, split=EVAL_SPLIT if article.date >= eval_from else GRAPH_SPLIT)
+
+
+def _unique(articles: Iterable[Article], seen: set[bytes], report: ReadReport, file: Path) -> Iterator[Article]:
+    """Drop exact duplicate articles (same cleaned text), keeping the first; count each one dropped."""
+    for article in articles:
+        key = hashlib.blake2b(article.text.encode(), digest_size=16).digest()
+        if key in seen:
+            report.skip("duplicate_text", f"{file.name} id={article.id}")
+            report.read -= 1
+            continue
+        seen.add(key)
+        yield article
+
+
+def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE,
+                eval_from: dt.date | None = None) -> tuple[list[ShardTask], ReadReport, str]:
+    """Read the corpus and cut it into named shards; also return the read report and a corpus fingerprint.
+
+    Exact duplicate articles are dropped (counted as `duplicate_text`); with `eval_from`, articles without a
+    split of their own are labelled TRAIN before that date and TEST from it on.
+    """
     if shard_size < 1:
         raise InputError(f"shard_size must be positive, got {shard_size}")
     report = ReadReport()
     tasks: list[ShardTask] = []
     digest = hashlib.sha256()
+    seen: set[bytes] = set()
     for file in corpus_files(paths):
-        articles = list(read_file(file, report))
+        articles = [date_split(a, eval_from) for a in _unique(read_file(file, report), seen, report, file)]
         stat = file.stat()
         digest.update(f"{file.name}:{stat.st_size}:{len(articles)}".encode())
         stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in file.stem)
@@ -147,7 +191,7 @@ def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> 
     if not path.exists():
         return
     old = orjson.loads(path.read_bytes())
-    keys = ("extractor", "model", "window_days", "shard_size", "corpus_fingerprint")
+    keys = ("extractor", "model", "window_days", "shard_size", "corpus_fingerprint", "eval_from")
     if all(old.get(k) == manifest.get(k) for k in keys):
         return
     if not overwrite:
@@ -192,8 +236,9 @@ def _run_dask(tasks: list[ShardTask], out: Path, model: str, window_days: int, s
 
 def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, scheduler: str | None = None,
                    model: str = DEFAULT_MODEL, window_days: int = DEFAULT_WINDOW_DAYS,
-                   shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
-                   progress: Callable[[int], None] | None = None) -> ExtractSummary:
+                   shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False, eval_from: dt.date | None = None,
+                   progress: Callable[[int], None] | None = None,
+                   total: Callable[[int], None] | None = None) -> ExtractSummary:
     """Extract typed triples from corpus files into the dataset folder `out`, resuming finished shards."""
     started = time.perf_counter()
     if window_days < 1:
@@ -201,17 +246,21 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise InputError(f"workers must be positive, got {workers}")
-    tasks, report, fingerprint = plan_shards(paths, shard_size)
+    tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from)
     if not tasks:
         raise InputError(f"no readable articles in {', '.join(map(str, paths))}: {report.to_dict()['skipped']}")
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"format": "egqa.triples.v1", "egqa_version": __version__, "extractor": EXTRACTOR_VERSION,
                 "model": model, "window_days": window_days, "shard_size": shard_size,
-                "corpus_fingerprint": fingerprint, "corpus": [str(p) for p in paths], "shards": len(tasks)}
+                "corpus_fingerprint": fingerprint, "corpus": [str(p) for p in paths], "shards": len(tasks),
+                "eval_from": eval_from.isoformat() if eval_from else None,
+                "splits": {"TRAIN": "graph induction", "TEST": "evaluation"} if eval_from else None}
     _check_manifest(out, manifest, overwrite)
     (out / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     todo = [t for t in tasks if not shard_path(out, t.name).exists()]
     summary = ExtractSummary(str(out), shards=len(tasks), shards_resumed=len(tasks) - len(todo), read=report.to_dict())
+    if total:
+        total(sum(len(t.articles) for t in tasks))
     if progress:
         progress(sum(len(t.articles) for t in tasks if t not in todo))
     runner = _run_dask(todo, out, model, window_days, scheduler) if scheduler else \
@@ -219,6 +268,7 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
     for result in runner:
         if progress:
             progress(result.articles)
+    summary.types = harmonise_types(out).to_dict()
     _summarise(out, summary)
     summary.seconds = round(time.perf_counter() - started, 2)
     (out / REPORT).write_bytes(orjson.dumps(summary.to_dict(), option=orjson.OPT_INDENT_2))

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graph_builder.errors import ArtefactError
@@ -44,17 +46,29 @@ def count_triples(path: Path) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in shard_files(path))
 
 
+def _only(batch: pa.RecordBatch, splits: tuple[str, ...] | None) -> pa.RecordBatch:
+    if splits is None:
+        return batch
+    return batch.filter(pc.is_in(batch.column("split"), value_set=pa.array(splits, pa.string())))
+
+
 def index_dataset(path: Path, store: EvidenceStore, *, batch_size: int = DEFAULT_BATCH_SIZE,
-                  progress: Callable[[int], object] | None = None) -> IndexSummary:
-    """Add every triple (and the article table, when present) of the dataset at `path` to `store`."""
+                  progress: Callable[[int], object] | None = None,
+                  splits: tuple[str, ...] | None = None) -> IndexSummary:
+    """Add every triple (and the article table, when present) of the dataset at `path` to `store`.
+
+    With `splits`, only triples and articles of those corpus splits are added: an evaluation store holds the
+    evaluation period only, never the articles the graphs were induced from.
+    """
     start = time.perf_counter()
     read = added = 0
     for shard in shard_files(path):
         try:
             batches = pq.ParquetFile(shard).iter_batches(batch_size=batch_size, columns=TRIPLE_SCHEMA.names)
             for batch in batches:
-                added += store.add_triples(batch)
-                read += batch.num_rows
+                kept = _only(batch, splits)
+                added += store.add_triples(kept)
+                read += kept.num_rows
                 if progress is not None:
                     progress(batch.num_rows)
         except OSError as exc:
@@ -63,7 +77,7 @@ def index_dataset(path: Path, store: EvidenceStore, *, batch_size: int = DEFAULT
     if path.is_dir() and any(path.glob(ARTICLE_GLOB)):
         table = read_articles(path)
         for batch in table.to_batches(max_chunksize=batch_size):
-            articles += store.add_articles(batch)
+            articles += store.add_articles(_only(batch, splits))
     else:
         log.warning("%s has no article table: window article counts will cover only articles with triples",
                     path)

@@ -12,11 +12,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from benchmark.audit import audit_benchmark, format_audit
 from benchmark.build import BuildConfig, build_benchmark_files, read_jsonl
 from graph_builder.download import resolve_corpus
 from graph_builder.errors import StoreError
@@ -40,6 +42,7 @@ class DemoResult:
     out: Path
     benchmark_stats: dict[str, object]
     evaluation: EvalResult
+    audit: dict[str, dict[str, Any]] = field(default_factory=dict)  # hypothesis-only audit of dev and test
 
 
 def free_port() -> int:
@@ -131,10 +134,12 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
     stats = build_benchmark_files(out / "triples", out / "benchmark", benchmark_config)
     entries = read_jsonl(out / "benchmark" / "test.jsonl")
     say(f"   test split: {len(entries):,} propositions ({sum(int(e['label']) for e in entries):,} true)")
+    audit = audit_benchmark(out / "benchmark")
+    say("   " + format_audit(audit).replace("\n", "\n   "))
     step(6, "starting the service and evaluating the test split over HTTP")
     with running_service(out / "graphs", store_url, out / "service.log") as url:
         say(f"   service ready at {url}")
         result = evaluate(entries, url, out / "eval", EvalConfig(scorers), title="egqa demo: test split",
                           progress=bar("evaluate", len(entries) * len(scorers)))
     say(f"   evaluated in {result.seconds:.1f}s; whole demo {time.perf_counter() - started:.0f}s")
-    return DemoResult(out, stats, result)
+    return DemoResult(out, stats, result, audit)

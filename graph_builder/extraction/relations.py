@@ -18,7 +18,29 @@ from spacy.tokens import Span, Token
 from graph_builder.extraction.arguments import Argument, argument_of
 
 # Known lemmatiser slips of the small English pipeline, fixed so the predicate reads as the verb.
-_LEMMA_FIXES = {"fin": "fine", "datum": "data", "lay off": "lay off"}
+_LEMMA_FIXES = {"fin": "fine", "datum": "data", "lay off": "lay off", "rat": "rate", "wag": "wage",
+                "bas": "base", "pric": "price", "shar": "share", "lin": "line"}
+# Verbs whose object noun joins the predicate even when the parser hangs the preposition on the verb
+# ("had influence in Greece" -> have.influence.in, like "maintains relations with").
+LIGHT_VERBS = frozenset({"have", "take", "make", "give", "hold", "pay", "reach", "keep", "gain", "get", "seek", "play",
+                         "do", "put", "set"})
+# Reporting verbs: "X said in a statement" states no relation between X and the statement.
+_REPORTING_VERBS = frozenset({"say", "tell", "add", "note", "write", "state", "report", "comment"})
+# Prepositional idioms whose noun is no participant: "in addition", "as a result", "in order to", ...
+IDIOMS = frozenset({
+    ("in", "addition"), ("at", "time"), ("in", "response"), ("as", "result"), ("in", "order"), ("in", "light"),
+    ("in", "wake"), ("in", "face"), ("in", "spite"), ("on", "behalf"), ("in", "term"), ("in", "case"),
+    ("in", "fact"), ("in", "place"), ("in", "line"), ("in", "charge"), ("in", "effect"), ("in", "turn"),
+    ("on", "condition"), ("in", "space"), ("at", "end"), ("in", "form"), ("in", "part"), ("in", "way"),
+    ("in", "view"), ("with", "regard"), ("in", "respect"), ("in", "accordance"), ("in", "course"),
+    ("in", "event"), ("on", "basis"), ("in", "favor"), ("in", "favour"), ("in", "contrast"),
+    ("in", "comparison"), ("in", "touch"), ("in", "question"), ("on", "hand"), ("in", "return"),
+    ("in", "exchange"), ("at", "least"), ("at", "most"), ("in", "total"), ("in", "all"), ("for", "example"),
+    ("for", "instance"), ("in", "interview"), ("in", "statement"), ("at", "moment"), ("in", "process"),
+    ("in", "meantime"), ("on", "day"), ("by", "way"), ("in", "need"), ("at", "risk"), ("in", "talk"),
+})
+_INTRANSITIVE = frozenset({"rise", "fall", "climb", "drop", "gain", "jump", "slip", "ease", "surge", "tumble", "soar",
+                           "decline", "slide", "rally", "plunge", "advance", "close", "open", "end", "trade"})
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "that", "whom"})
 _COPULA_LEMMAS = frozenset({"be"})
@@ -80,13 +102,37 @@ def _with_conjuncts(token: Token) -> list[Token]:
     return out
 
 
+def _named_in_place(head: Token) -> list[Token]:
+    """A common noun stands for the names it introduces: "rating agencies Moody's and S&P" -> the agencies' names;
+    "clients such as Apple and Nokia" -> the clients and their examples."""
+    if head.pos_ != "NOUN" or head.ent_type_:
+        return [head]
+    names = [c for c in head.children if c.dep_ == "appos" and c.ent_type_]
+    if names:
+        return [n for name in names for n in _with_conjuncts(name)]
+    out = [head]
+    for prep in head.children:
+        if prep.dep_ != "prep":
+            continue
+        if _introduces_examples(head, prep):
+            out += [n for pobj in prep.children if pobj.dep_ == "pobj" for n in _with_conjuncts(pobj)]
+    return out
+
+
+def _introduces_examples(noun: Token, prep: Token) -> bool:
+    """"companies including X", "clients such as X", "firms like X": the preposition lists examples."""
+    return prep.lower_ in {"including", "like"} or (
+        prep.lower_ == "as" and any(c.lower_ == "such" for c in [*noun.children, *prep.children]))
+
+
 def _slots_for(heads: list[Token], role: str, words: tuple[Token, ...] = ()) -> list[Slot]:
     slots = []
     for head in heads:
         for conjunct in _with_conjuncts(head):
-            arg = argument_of(conjunct)
-            if arg is not None:
-                slots.append(Slot(arg, role, words))
+            for token in _named_in_place(conjunct):
+                arg = argument_of(token)
+                if arg is not None:
+                    slots.append(Slot(arg, role, words))
     return slots
 
 
@@ -94,13 +140,21 @@ def _prep_slots(prep: Token, suffix_words: tuple[Token, ...] = (), noun: str = "
     marker = clean_lemma(prep)
     if marker is None:
         return []
-    pobjs = [c for c in prep.children if c.dep_ == "pobj"]
+    pobjs = [c for c in prep.children if c.dep_ == "pobj" and (marker, c.lemma_.lower()) not in IDIOMS]
     role = f"{noun}.{marker}.2" if noun else f"{marker}.2"
     return _slots_for(pobjs, role, (*suffix_words, prep))
 
 
 def _is_passive(verb: Token) -> bool:
-    return any(c.dep_ in {"auxpass", "nsubjpass"} for c in verb.children)
+    return any(c.dep_ in {"auxpass", "nsubjpass", "agent"} for c in verb.children)
+
+
+def _negating_determiner(noun: Token) -> Token | None:
+    """"accept no monitoring", "no company bought": the determiner "no" negates the statement."""
+    for child in noun.children:
+        if child.dep_ == "det" and child.lower_ == "no":
+            return child
+    return None
 
 
 def _verb_frame(verb: Token) -> Frame | None:
@@ -129,8 +183,31 @@ def _verb_frame(verb: Token) -> Frame | None:
         elif dep == "agent" and frame.passive:
             frame.slots += _slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
         elif dep in {"prep", "dative"} and child.pos_ == "ADP":
-            frame.slots += _prep_slots(child)
+            light = _light_object(verb, lemma)
+            if light is not None:
+                noun = clean_lemma(light)
+                frame.slots += _prep_slots(child, (light,), noun or "")
+            else:
+                frame.slots += _prep_slots(child)
+        if dep in {"nsubj", "nsubjpass", "dobj"}:
+            no = _negating_determiner(child)
+            if no is not None:
+                frame.negations += 1
+                frame.words.add(no)
+    if lemma in _REPORTING_VERBS:
+        # "X said in a statement": keep only named participants of a reporting verb's prepositions.
+        frame.slots = [s for s in frame.slots if s.role in {"1", "2"} or s.arg.is_entity]
     return frame
+
+
+def _light_object(verb: Token, lemma: str) -> Token | None:
+    """The common-noun object of a light verb, which joins the predicate of the verb's prepositions."""
+    if lemma not in LIGHT_VERBS:
+        return None
+    for child in verb.children:
+        if child.dep_ == "dobj" and child.pos_ == "NOUN" and not child.ent_type_:
+            return child
+    return None
 
 
 def _light_noun_slots(dobj: Token) -> list[Slot]:
@@ -142,7 +219,7 @@ def _light_noun_slots(dobj: Token) -> list[Slot]:
         return []
     slots = []
     for prep in dobj.children:
-        if prep.dep_ == "prep":
+        if prep.dep_ == "prep" and not _introduces_examples(dobj, prep):
             slots += _prep_slots(prep, (dobj,), noun)
     return slots
 
@@ -154,7 +231,7 @@ def _copula_frames(copula: Token) -> list[Frame]:
     base_words = {copula, *(c for c in copula.children if c.dep_ in {"neg", "aux"} and c.tag_ != "MD")}
     frames = []
     for child in copula.children:
-        if child.dep_ == "attr" and child.pos_ == "NOUN" and not child.ent_type_:
+        if child.dep_ == "attr" and child.pos_ in {"NOUN", "PROPN"} and not child.ent_type_:
             noun = clean_lemma(child)
             for prep in child.children:
                 marker = clean_lemma(prep) if prep.dep_ == "prep" else None
@@ -176,6 +253,31 @@ def _copula_frames(copula: Token) -> list[Frame]:
                 if prep.dep_ == "prep":
                     frame.slots += _prep_slots(prep)
             frames.append(frame)
+    if not any(c.dep_ in {"attr", "acomp"} for c in copula.children):
+        # "Alfredo del Mazo should be in Lima" -> (be.1,be.in.2)
+        frame = Frame("be", copula, list(subjects), negations, words=set(base_words))
+        for prep in copula.children:
+            if prep.dep_ == "prep":
+                frame.slots += _prep_slots(prep)
+        if len(frame.slots) > len(subjects):
+            frames.append(frame)
+    return frames
+
+
+def _apposition_frames(noun: Token) -> list[Frame]:
+    """"Peter Fellner, economist at James Capel" -> (economist.at.1,economist.at.2), like a copula."""
+    lemma = clean_lemma(noun)
+    anchor = argument_of(noun.head)
+    if lemma is None or anchor is None:
+        return []
+    frames = []
+    for prep in noun.children:
+        marker = clean_lemma(prep) if prep.dep_ == "prep" else None
+        if marker is None or marker in {"such", "including", "like"}:
+            continue
+        objects = _slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
+        frame = Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep})
+        frames.append(frame)
     return frames
 
 
@@ -192,7 +294,8 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         own_role = "2" if frame.passive or (verb.tag_ == "VBN" and head.passive) else "1"
         frame.passive = own_role == "2"
         frame.slots += [Slot(s.arg, own_role) for s in _subject_slots(head)]
-        frame.controllers = list(head.controllers)
+        frame.controllers = _conjunct_controllers(verb, head, frames)
+        _share_object(head, frame)
     elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
         objects = [s for s in head.slots if s.role == "2" and s.arg.head.dep_ == "dobj"]
         controllers = objects or [s for s in head.slots if s.role == "1"]
@@ -208,11 +311,59 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         for pronoun in relative:
             role = {"nsubj": "1"}.get(pronoun.dep_, "2")
             frame.slots.append(Slot(noun, role))
-    elif verb.dep_ == "acl" and verb.tag_ == "VBN" and not has_subject:
+    elif verb.dep_ == "acl" and verb.tag_ in {"VBN", "VBD"} and not has_subject:
         noun = argument_of(verb.head)
         if noun is not None:
             frame.passive = True
             frame.slots.append(Slot(noun, "2"))
+    elif verb.dep_ in {"advcl", "acl"} and not has_subject and _is_open_clause(verb):
+        # "ESA said, showing images"; "sold shares to raise cash"; "signed a contract to acquire aircraft":
+        # the open clause's understood subject is the subject of the verb it hangs on.
+        if verb.dep_ == "acl":
+            if verb.head.dep_ != "dobj" or not _has_to(verb):
+                return
+            head = frames.get(verb.head.head.i)
+        if head is None:
+            return
+        frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]
+
+
+def _is_open_clause(verb: Token) -> bool:
+    """A subjectless participle or to-infinitive clause."""
+    return verb.tag_ == "VBG" or any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+
+
+def _has_to(verb: Token) -> bool:
+    return any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+
+
+def _conjunct_controllers(verb: Token, head: Frame, frames: dict[int, Frame]) -> list[str]:
+    """Controllers a coordinated verb shares: "agreed to stop selling and to allow" -> allow gets only `agree`.
+
+    A conjunct with its own tense or auxiliary ("and have purchased") is a statement of its own: no controller.
+    A conjunct with its own "to" parallels the nearest infinitive above it and takes that one's controllers.
+    """
+    own_aux = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.lower_ != "to"]
+    if own_aux or verb.tag_ in {"VBD", "VBZ", "VBP"}:
+        return []
+    if _has_to(verb):
+        node = head.head
+        while node.dep_ in {"xcomp", "conj"} and node.head.i != node.i:
+            if _has_to(node) and node.i in frames:
+                return list(frames[node.i].controllers)
+            node = node.head
+    return list(head.controllers)
+
+
+def _share_object(head: Frame, conjunct: Frame) -> None:
+    """"manages and develops properties": the first verb shares the object of its adjacent conjunct."""
+    verb, other = head.head, conjunct.head
+    if head.lemma in _INTRANSITIVE or other.i != verb.i + 2 or verb.nbor(1).dep_ != "cc":
+        return
+    if any(c.dep_ in {"dobj", "prep", "dative", "xcomp", "ccomp"} for c in verb.children):
+        return
+    head.slots += [Slot(s.arg, s.role, s.words) for s in conjunct.slots if s.arg.head.head.i == other.i
+                   and s.arg.head.dep_ in {"dobj", "pobj"} or s.role not in {"1", "2"}]
 
 
 def sentence_frames(sent: Span) -> list[Frame]:
@@ -226,6 +377,8 @@ def sentence_frames(sent: Span) -> list[Frame]:
                 frames[token.i] = frame
         elif token.pos_ == "AUX" and token.lemma_ in _COPULA_LEMMAS and token.dep_ in {"ROOT", "conj", "ccomp", "relcl", "advcl"}:
             extra += _copula_frames(token)
+        if token.dep_ == "appos" and token.pos_ == "NOUN" and not token.ent_type_:
+            extra += _apposition_frames(token)
     # Heads before dependents, so a conjunct inherits from a frame that already inherited.
     for index in sorted(frames, key=lambda i: _depth(sent.doc[i])):
         _inherit(frames[index], frames)

@@ -16,8 +16,11 @@ from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.graphs.artefacts import StagingDir, write_graph, write_graphset
-from graph_builder.graphs.counts import COUNT_COLUMNS, CountParams, GraphCounts, count_matrices, merge_counts, partial_counts
-from graph_builder.graphs.measures import MEASURE_VERSIONS, block_scores, check_measures, prepare, select_edges
+from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts, count_matrices,
+                                         merge_counts, negation_partners, partial_counts)
+from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
+from graph_builder.graphs.measures import (CLEAN_SUFFIX, LOCAL_MEASURES, MEASURE_VERSIONS, base_measure, block_scores,
+                                           check_measures, prepare, select_edges)
 from graph_builder.triples import dataset_checksum, shard_files
 
 log = logging.getLogger(__name__)
@@ -31,13 +34,17 @@ class BuildParams:
     min_pairs_per_predicate: int = 3
     top_k: int | None = None
     min_score: float = 0.0
-    measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos")
+    min_shared_features: int = 1  # clean measures: an edge needs this many shared argument pairs that count
+    measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos", "binc_clean", "global")
     splits: tuple[str, ...] | None = None  # keep only triples of these corpus splits (e.g. the induction period)
+    global_step: GlobalParams = GlobalParams()
     block_rows: int = 2048
 
     def __post_init__(self) -> None:
         check_measures(list(self.measures))
-        if self.min_predicates_per_pair < 1 or self.min_pairs_per_predicate < 1:
+        if "global" in self.measures and self.global_step.base not in self.measures:
+            raise InputError(f"measure 'global' is computed from {self.global_step.base!r}: add it to the measures")
+        if self.min_predicates_per_pair < 1 or self.min_pairs_per_predicate < 1 or self.min_shared_features < 1:
             raise InputError("cutoffs must be at least 1")
         if self.top_k is not None and self.top_k < 1:
             raise InputError("top_k must be at least 1 (or omitted for all edges)")
@@ -48,7 +55,21 @@ class BuildParams:
         d.pop("block_rows")
         d["measures"] = list(self.measures)
         d["splits"] = list(self.splits) if self.splits is not None else None
+        d["global_step"] = self.global_step.recorded() if "global" in self.measures else None
+        if any(m.endswith(CLEAN_SUFFIX) or m == "global" for m in self.measures):
+            d["cleaning"] = CLEANING
         return d
+
+
+# How the *_clean measures and global.v1 count, recorded in every manifest that holds them.
+CLEANING: dict[str, str] = {
+    "counts": "one per distinct sentence, not one per triple; sentences compared by their lowercase alphanumeric "
+              "tokens cut to 4 characters, as a set (64-bit BLAKE2b)",
+    "co_extraction": "a feature is shared by p and q only if some sentence states it with exactly one of them",
+    "negation": "no edge between a predicate and its NEG__ form, either direction",
+    "min_shared_features": "clean measures: an edge needs at least this many shared features that count",
+    "top_k_and_min_score": "applied to every measure after scoring (global.v1 reads the pruned base measure)",
+}
 
 
 @dataclass
@@ -71,14 +92,14 @@ def read_shard(path: str, splits: tuple[str, ...] | None = None) -> pa.Table:
     return table.filter(pc.is_in(table["split"], pa.array(list(splits)))).select(COUNT_COLUMNS)
 
 
-def shard_counts(path: str, splits: tuple[str, ...] | None = None) -> tuple[pa.Table, int]:
-    """Read one triples shard and return its partial (graph, node, feature, count) table and rows used."""
+def shard_counts(path: str, splits: tuple[str, ...] | None = None) -> tuple[Counts, int]:
+    """Read one triples shard and return its partial counts and rows used."""
     table = read_shard(path, splits)
     return partial_counts(table), table.num_rows
 
 
 def count_triples(triples: Path, scheduler: str | None = None, progress: bool = True,
-                  splits: tuple[str, ...] | None = None) -> tuple[pa.Table, int]:
+                  splits: tuple[str, ...] | None = None) -> tuple[Counts, int]:
     """Aggregate counts over all shards, locally or on a Dask scheduler; return counts and triples used."""
     files = [str(f) for f in shard_files(triples)]
     if scheduler is None:
@@ -100,27 +121,52 @@ def count_triples(triples: Path, scheduler: str | None = None, progress: bool = 
     return merge_counts(parts), total
 
 
-def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -> dict[str, Any]:
-    """Compute every measure of one graph block by block; return measure -> CSR matrix."""
-    prep = prepare(gc.matrix)
+def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -> dict[str, sp.csr_matrix]:
+    """Compute every local measure of one graph block by block; return measure -> CSR matrix."""
+    plain = tuple(m for m in params.measures if m in LOCAL_MEASURES)
+    clean = tuple(base_measure(m) for m in params.measures if m.endswith(CLEAN_SUFFIX))
+    preps = [(prepare(gc.matrix), plain, "")]
+    if clean:
+        if gc.clean is None:
+            raise InputError(f"{gc.name}: clean counts missing; count with count_matrices")
+        preps.append((prepare(gc.clean, gc.co_extracted, negation_partners(gc.nodes), params.min_shared_features),
+                      clean, CLEAN_SUFFIX))
+    n = len(gc.nodes)
     # Per block only row lengths, int32 columns and scores are kept (12 bytes an edge).
-    parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {m: [] for m in params.measures}
-    for start in range(0, prep.n, params.block_rows):
-        stop = min(start + params.block_rows, prep.n)
-        for measure, edges in block_scores(prep, start, stop, params.measures).items():
-            rows, cols, vals = select_edges(*edges, top_k=params.top_k, min_score=params.min_score)
-            lengths = np.bincount(rows - start, minlength=stop - start)
-            parts[measure].append((lengths, cols.astype(np.int32), vals))
+    parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for start in range(0, n, params.block_rows):
+        stop = min(start + params.block_rows, n)
+        for prep, names, suffix in preps:
+            if not names:
+                continue
+            for measure, edges in block_scores(prep, start, stop, names).items():
+                rows, cols, vals = select_edges(*edges, top_k=params.top_k, min_score=params.min_score)
+                lengths = np.bincount(rows - start, minlength=stop - start)
+                parts.setdefault(measure + suffix, []).append((lengths, cols.astype(np.int32), vals))
         if bar is not None:
             bar.update(stop - start)
     out = {}
     for measure, blocks in parts.items():
-        indptr = np.zeros(prep.n + 1, dtype=np.int64)
+        indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.concatenate([b[0] for b in blocks]), out=indptr[1:])
         out[measure] = sp.csr_matrix((np.concatenate([b[2] for b in blocks]), np.concatenate([b[1] for b in blocks]),
-                                      indptr), shape=(prep.n, prep.n))
+                                      indptr), shape=(n, n))
         blocks.clear()
     return out
+
+
+def add_global(graphs: list[GraphCounts], matrices: list[dict[str, sp.csr_matrix]], params: BuildParams) -> None:
+    """Run the global step over all graphs' base measure and add the pruned result as `global`."""
+    inputs = [TypedGraph(gc.name, gc.nodes, m[params.global_step.base], negation_partners(gc.nodes))
+              for gc, m in zip(graphs, matrices)]
+    for m, result in zip(matrices, global_step(inputs, params.global_step)):
+        coo = result.tocoo()
+        order = np.lexsort((coo.col, coo.row))
+        rows, cols, vals = select_edges(coo.row[order].astype(np.int64), coo.col[order].astype(np.int64),
+                                        coo.data[order], top_k=params.top_k, min_score=params.min_score)
+        pruned = sp.csr_matrix((vals, (rows, cols)), shape=result.shape)
+        pruned.sort_indices()
+        m["global"] = pruned
 
 
 def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), scheduler: str | None = None,
@@ -140,10 +186,14 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
     with StagingDir(out, overwrite) as tmp:
         total_rows = sum(len(g.nodes) for g in graphs)
         with tqdm(total=total_rows, desc="scoring graphs", unit="node", disable=not progress) as bar:
-            for gc in graphs:
-                matrices = score_graph(gc, params, bar)
-                manifests.append(write_graph(tmp / gc.name, gc.name, gc.nodes, gc.node_counts, matrices,
-                                             versions, params.recorded(), gc.stats, source))
+            scored = [score_graph(gc, params, bar) for gc in graphs]
+        if "global" in params.measures:
+            log.info("global step over %d graphs (%d iterations)", len(graphs), params.global_step.iterations)
+            add_global(graphs, scored, params)
+        for i, gc in enumerate(graphs):
+            manifests.append(write_graph(tmp / gc.name, gc.name, gc.nodes, gc.node_counts, scored[i],
+                                         versions, params.recorded(), gc.stats, source))
+            scored[i] = {}
         manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples")
     summary = BuildSummary(out=out, triples=n_triples, graphs=len(manifests), nodes=manifest["totals"]["nodes"],
                            edges=manifest["totals"]["edges"],

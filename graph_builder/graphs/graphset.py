@@ -214,3 +214,54 @@ class GraphSet:
             counts = np.bincount(q_of, minlength=n_q)
             scores = np.divide(sums, counts, out=np.zeros(n_q), where=counts > 0)
         return BatchScores(scores=scores, stage=stages)
+
+
+def strongest_edges(graphset: GraphSet, measure: str | None = None, n: int = 20) -> list[dict[str, Any]]:
+    """Return the n strongest edges over all graphs by (-score, graph, premise, hypothesis), no self-edges."""
+    measure = graphset.check_measure(measure)
+    if n < 1:
+        raise InputError(f"n must be at least 1, got {n}")
+    best: list[tuple[float, str, int, int]] = []
+    for name, graph in sorted(graphset.graphs.items()):
+        data, indices, indptr = (np.asarray(x) for x in graph.matrices[measure])
+        rows = np.repeat(np.arange(len(graph.nodes)), np.diff(indptr))
+        off = rows != indices
+        r, c, v = rows[off], indices[off], data[off]
+        # The graph's own top n, ties at the n-th score included, is enough to merge a global top n.
+        cut = np.partition(v, v.size - n)[v.size - n] if v.size > n else -np.inf
+        cand = np.flatnonzero(v >= cut)
+        order = sorted(cand.tolist(), key=lambda k: (-v[k], graph.nodes[r[k]], graph.nodes[c[k]]))[:n]
+        best.extend((float(v[k]), name, int(r[k]), int(c[k])) for k in order)
+    best.sort(key=lambda e: (-e[0], e[1], graphset.graphs[e[1]].nodes[e[2]], graphset.graphs[e[1]].nodes[e[3]]))
+    out = []
+    for score, name, i, j in best[:n]:
+        graph = graphset.graphs[name]
+        reverse = lookup_scores(graph.matrices[measure], len(graph.nodes), np.array([j]), np.array([i]))[0]
+        out.append({"graph": name, "premise": graph.nodes[i], "hypothesis": graph.nodes[j], "score": score,
+                    "reverse": float(reverse)})
+    return out
+
+
+def edge_stats(graphset: GraphSet, measure: str | None = None) -> dict[str, Any]:
+    """Return a measure's health figures: edges, pairs at 1.0 (and >= 0.99) both ways, predicate <-> NEG__ edges."""
+    from graph_builder.graphs.counts import negation_partners
+
+    measure = graphset.check_measure(measure)
+    edges = both_one = both_near = neg = 0
+    for graph in graphset.graphs.values():
+        m = graph.csr(measure).tocoo()
+        off = m.row != m.col
+        r, c, v = m.row[off].astype(np.int64), m.col[off].astype(np.int64), m.data[off]
+        edges += int(r.size)
+        n = len(graph.nodes)
+        for cut, name in ((1.0 - 1e-12, "one"), (0.99, "near")):
+            ones = np.unique(r[v >= cut] * n + c[v >= cut])
+            pairs = int(np.isin(ones % n * n + ones // n, ones).sum() // 2)
+            if name == "one":
+                both_one += pairs
+            else:
+                both_near += pairs
+        partner = negation_partners(graph.nodes)
+        neg += int(np.sum(partner[r] == c))
+    return {"measure": measure, "edges": edges, "pairs_at_1_both_ways": both_one,
+            "pairs_near_1_both_ways": both_near, "neg_edges": neg}

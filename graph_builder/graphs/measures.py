@@ -3,6 +3,12 @@
 Rows of a count matrix are typed predicates, columns argument pairs (features). Every measure is a
 sparse product (W B^T or C C^T) evaluated a block of rows at a time, so memory stays bounded by the
 block's edges, never by a Python loop over predicate pairs.
+
+`binc`, `weeds`, `lin` and `cos` are the published measures on the published counts (one per
+triple). Their `_clean` twins (`binc_clean` = `binc.clean.v1`, ...) apply the same formula to clean
+counts (one per distinct sentence text), do not count a feature two predicates share only through
+sentences stating both (`counts.co_extracted`), and never link a predicate with its `NEG__` form.
+Distinct names let one graph set hold both, so they can be compared side by side in one run.
 """
 
 from __future__ import annotations
@@ -20,9 +26,21 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 # Short name -> versioned name recorded in artefacts; bump the version when a formula changes.
-MEASURE_VERSIONS: dict[str, str] = {"binc": "binc.v1", "weeds": "weeds.v1", "lin": "lin.v1", "cos": "cos.v1"}
-DIRECTIONAL: dict[str, bool] = {"binc": True, "weeds": True, "lin": False, "cos": False}
+LOCAL_MEASURES: dict[str, str] = {"binc": "binc.v1", "weeds": "weeds.v1", "lin": "lin.v1", "cos": "cos.v1"}
+CLEAN_SUFFIX = "_clean"
+MEASURE_VERSIONS: dict[str, str] = {
+    **LOCAL_MEASURES,
+    **{f"{m}{CLEAN_SUFFIX}": v.replace(".v1", ".clean.v1") for m, v in LOCAL_MEASURES.items()},
+    "global": "global.v1",
+}
+DIRECTIONAL: dict[str, bool] = {"binc": True, "weeds": True, "lin": False, "cos": False, "binc_clean": True,
+                                "weeds_clean": True, "lin_clean": False, "cos_clean": False, "global": True}
 DEFAULT_MEASURE = "binc"
+
+
+def base_measure(name: str) -> str:
+    """Return the local formula a measure name uses (`binc_clean` -> `binc`)."""
+    return name[:-len(CLEAN_SUFFIX)] if name.endswith(CLEAN_SUFFIX) else name
 
 
 def check_measures(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -70,6 +88,9 @@ class Prepared:
     wpos_t: sp.csr_matrix
     wsum: FloatArray
     norms: FloatArray
+    excluded: tuple[IntArray, IntArray, IntArray] | None = None
+    partner: IntArray | None = None
+    min_shared: int = 1
 
     @property
     def n(self) -> int:
@@ -77,8 +98,15 @@ class Prepared:
         return int(self.counts.shape[0])
 
 
-def prepare(counts: sp.spmatrix | sp.sparray) -> Prepared:
-    """Derive binary features, positive PMI, its row sums and the count norms from a count matrix."""
+def prepare(counts: sp.spmatrix | sp.sparray, excluded: tuple[IntArray, IntArray, IntArray] | None = None,
+            partner: IntArray | None = None, min_shared: int = 1) -> Prepared:
+    """Derive binary features, positive PMI, its row sums and the count norms from a count matrix.
+
+    `excluded` (p, q, f) features are not shared evidence for p -> q; `partner[p]` is a row p must
+    never link to (its NEG__ twin, -1 for none); an edge needs `min_shared` shared features that
+    count. These are only given for the clean measures."""
+    if min_shared < 1:
+        raise InputError("min_shared must be at least 1")
     c = _canonical(counts)
     if c.nnz and c.data.min() < 0:
         raise InputError("counts must be non-negative")
@@ -87,7 +115,46 @@ def prepare(counts: sp.spmatrix | sp.sparray) -> Prepared:
     return Prepared(
         counts=c, counts_t=c.T.tocsr(), binary=binary, binary_t=binary.T.tocsr(), wpos=wpos,
         wpos_t=wpos.T.tocsr(), wsum=np.asarray(wpos.sum(axis=1)).ravel(),
-        norms=np.sqrt(np.asarray(c.multiply(c).sum(axis=1)).ravel()))
+        norms=np.sqrt(np.asarray(c.multiply(c).sum(axis=1)).ravel()),
+        excluded=_sorted_excluded(excluded) if excluded is not None else None,
+        partner=np.asarray(partner, dtype=np.int64) if partner is not None else None, min_shared=min_shared)
+
+
+def _sorted_excluded(excluded: tuple[IntArray, IntArray, IntArray]) -> tuple[IntArray, IntArray, IntArray]:
+    p, q, f = (np.asarray(x, dtype=np.int64) for x in excluded)
+    order = np.lexsort((f, q, p))
+    return p[order], q[order], f[order]
+
+
+def _value_at(csr: sp.csr_matrix, rows: IntArray, cols: IntArray) -> FloatArray:
+    return np.asarray(csr[rows, cols]).ravel().astype(np.float64) if rows.size else np.zeros(0)
+
+
+def _corrections(prep: Prepared, start: int, stop: int,
+                 weights: sp.csr_matrix) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Per block key (p, q): the sums over excluded features of weights(p, f) and weights(q, f)."""
+    if prep.excluded is None:
+        return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+    p, q, f = prep.excluded
+    lo, hi = np.searchsorted(p, [start, stop])
+    p, q, f = p[lo:hi], q[lo:hi], f[lo:hi]
+    keys = (p - start) * np.int64(prep.n) + q
+    ukeys, inv = np.unique(keys, return_inverse=True)
+    own = np.bincount(inv, weights=_value_at(weights, p, f), minlength=ukeys.size)
+    other = np.bincount(inv, weights=_value_at(weights, q, f), minlength=ukeys.size)
+    return ukeys, own, other
+
+
+def _subtract(keys: IntArray, vals: FloatArray, ckeys: IntArray, cvals: FloatArray) -> FloatArray:
+    """vals - cvals where keys match; a sum left with no real share becomes exactly 0."""
+    if ckeys.size == 0:
+        return vals
+    _, ia, ic = np.intersect1d(keys, ckeys, assume_unique=True, return_indices=True)
+    out = vals.copy()
+    out[ia] = vals[ia] - cvals[ic]
+    # Subtracting every term of a sum leaves rounding residue, not evidence.
+    out[ia] = np.where(out[ia] > 1e-9 * vals[ia], out[ia], 0.0)
+    return out
 
 
 def _coo_keyed(block: sp.csr_matrix) -> tuple[IntArray, FloatArray]:
@@ -107,6 +174,11 @@ def block_scores(prep: Prepared, start: int, stop: int,
         # a[p,q] = sum over shared features of w+(p,f); at[p,q] = the same sum of w+(q,f).
         a_keys, a_vals = _coo_keyed(prep.wpos[start:stop] @ prep.binary_t)
         t_keys, t_vals = _coo_keyed(prep.binary[start:stop] @ prep.wpos_t)
+        c_keys, c_own, c_other = _corrections(prep, start, stop, prep.wpos)
+        a_vals = _subtract(a_keys, a_vals, c_keys, c_own)
+        t_vals = _subtract(t_keys, t_vals, c_keys, c_other)
+        a_keys, a_vals = a_keys[a_vals > 0], a_vals[a_vals > 0]
+        t_keys, t_vals = t_keys[t_vals > 0], t_vals[t_vals > 0]
         # Both sums must be positive (REFERENCE §3): keep the intersection of the two patterns.
         keys, ia, it = np.intersect1d(a_keys, t_keys, assume_unique=True, return_indices=True)
         rows = keys // n + start
@@ -120,9 +192,30 @@ def block_scores(prep: Prepared, start: int, stop: int,
                 out[name] = _with_self_edges(rows, cols, values[name], start, stop)
     if "cos" in measures:
         keys, dots = _coo_keyed(prep.counts[start:stop] @ prep.counts_t)
+        if prep.excluded is not None:
+            p, q, f = prep.excluded
+            lo, hi = np.searchsorted(p, [start, stop])
+            p, q, f = p[lo:hi], q[lo:hi], f[lo:hi]
+            ckeys, inv = np.unique((p - start) * np.int64(n) + q, return_inverse=True)
+            prod = _value_at(prep.counts, p, f) * _value_at(prep.counts, q, f)
+            dots = _subtract(keys, dots, ckeys, np.bincount(inv, weights=prod, minlength=ckeys.size))
+            keys, dots = keys[dots > 0], dots[dots > 0]
         rows = keys // n + start
         cols = keys % n
         out["cos"] = _with_self_edges(rows, cols, dots / (prep.norms[rows] * prep.norms[cols]), start, stop)
+    if prep.partner is not None:
+        for name, (rows, cols, vals) in out.items():
+            keep = prep.partner[rows] != cols
+            out[name] = (rows[keep], cols[keep], vals[keep])
+    if prep.min_shared > 1 and out:
+        # Shared features that count: all shared ones minus the co-extracted ones.
+        s_keys, s_vals = _coo_keyed(prep.binary[start:stop] @ prep.binary_t)
+        c_keys, c_counts, _ = _corrections(prep, start, stop, prep.binary)
+        s_vals = _subtract(s_keys, s_vals, c_keys, c_counts)
+        enough = s_keys[s_vals >= prep.min_shared]
+        for name, (rows, cols, vals) in out.items():
+            keep = np.isin((rows - start) * np.int64(n) + cols, enough) | (rows == cols)
+            out[name] = (rows[keep], cols[keep], vals[keep])
     return out
 
 
@@ -163,14 +256,23 @@ def to_csr(rows: IntArray, cols: IntArray, vals: FloatArray, n: int) -> sp.csr_m
 
 
 def measure_matrix(counts: sp.spmatrix | sp.sparray, measure: str, top_k: int | None = None,
-                   min_score: float = 0.0, block_rows: int = 4096) -> sp.csr_matrix:
-    """Return the n x n matrix of one measure (row = premise, column = hypothesis) for a count matrix."""
+                   min_score: float = 0.0, block_rows: int = 4096,
+                   excluded: tuple[IntArray, IntArray, IntArray] | None = None,
+                   partner: IntArray | None = None, min_shared: int = 1) -> sp.csr_matrix:
+    """Return the n x n matrix of one local measure (row = premise, column = hypothesis) for a count matrix.
+
+    For a `_clean` name pass the clean counts with their co-extracted triples, NEG__ partners and
+    the minimum of shared features an edge needs."""
     check_measures([measure])
-    prep = prepare(counts)
+    base = base_measure(measure)
+    if base not in LOCAL_MEASURES:
+        raise InputError(f"{measure!r} is not a local measure; valid: {', '.join(LOCAL_MEASURES)} and their _clean twins")
+    clean = measure.endswith(CLEAN_SUFFIX)
+    prep = prepare(counts, excluded if clean else None, partner if clean else None, min_shared if clean else 1)
     parts = []
     for start in range(0, prep.n, block_rows):
         stop = min(start + block_rows, prep.n)
-        r, c, v = block_scores(prep, start, stop, (measure,))[measure]
+        r, c, v = block_scores(prep, start, stop, (base,))[base]
         parts.append(select_edges(r, c, v, top_k, min_score))
     if not parts:
         return sp.csr_matrix((0, 0))

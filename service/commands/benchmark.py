@@ -46,6 +46,8 @@ def build(
     = _DEFAULTS.require_negative,
     seed: Annotated[int, typer.Option(help="Random seed.")] = _DEFAULTS.seed,
     wordnet_cache: Annotated[Path | None, typer.Option(help="Where to lay out WordNet for NLTK.")] = None,
+    audit: Annotated[bool, typer.Option(help="Then run the hypothesis-only audit on dev and test (audit.json).")]
+    = True,
 ) -> None:
     """Build a BoOQA-style benchmark (dev and test JSON Lines plus stats) from a triples dataset."""
     from benchmark.build import build_benchmark_files
@@ -67,24 +69,35 @@ def build(
     typer.echo(f"{'all':<6} {stats['windows']:>7} {stats['positives']:>9} {stats['negatives']:>9} "
                f"{stats['xi']:.3f}")
     typer.echo(f"benchmark: {out}  (stats.json has the thresholds and buckets)")
+    if audit:
+        from benchmark.audit import AUDIT_FILE, audit_benchmark, format_audit
+
+        typer.echo(format_audit(audit_benchmark(out)))
+        typer.echo(f"audit: {out / AUDIT_FILE}")
 
 
 def audit(
-    file: Annotated[Path, typer.Argument(help="A benchmark JSON Lines file (e.g. test.jsonl).")],
+    path: Annotated[Path, typer.Argument(help="A benchmark folder (audits dev.jsonl and test.jsonl, writes "
+                                              "audit.json) or one JSON Lines file.")],
     folds: Annotated[int, typer.Option(help="Cross-validation folds, grouped by bundle.")] = 5,
     c: Annotated[float, typer.Option("--c", help="Inverse regularisation strength of the logistic regression.")]
     = 1.0,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples of bundles for the 95% intervals.")] = 1000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Hypothesis-only artefact check: AUC_norm of a classifier that never sees evidence (lower is better)."""
-    from benchmark.audit import audit_file
+    """Hypothesis-only artefact check: AUC_norm and AP_norm of a classifier blind to evidence (lower is better)."""
+    from benchmark.audit import audit_benchmark, audit_file, format_audit
 
-    result = audit_file(file, folds=folds, c=c)
+    if path.is_dir():
+        results = audit_benchmark(path, folds=folds, c=c, resamples=resamples)
+    else:
+        results = {path.stem: audit_file(path, folds=folds, c=c, resamples=resamples)}
     if as_json:
-        typer.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        shown = results if path.is_dir() else next(iter(results.values()))
+        typer.echo(orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode())
         return
-    typer.echo(f"hypothesis-only AUC_norm {100 * result['auc_norm']:.1f}%  AUC_50 {100 * result['auc_50']:.1f}%  "
-               f"xi {result['xi']:.3f}  n {result['n']}  ({folds}-fold by bundle; published BoOQA 51.0%)")
+    typer.echo(format_audit(results))
+    typer.echo(f"({folds}-fold cross-validation by bundle)")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,4 @@
-"""`egqa evaluate`: score a benchmark through a running egqa service and report AUC_norm per scorer."""
+"""`egqa evaluate`: score a benchmark through a running egqa service and report its metrics per scorer."""
 
 from __future__ import annotations
 
@@ -21,11 +21,13 @@ def evaluate_cli(
     concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 4,
     retries: Annotated[int, typer.Option(help="Retries per request on connection errors and 5xx.")] = 5,
     exclude_same_predicate: Annotated[bool, typer.Option(help="Also drop evidence with the hypothesis' own predicate.")] = False,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples of bundles for the 95% intervals (0: none).")]
+    = 1000,
 ) -> None:
     """Evaluate scorers on a benchmark over HTTP (resumes an interrupted run in the same --out)."""
     entries = read_jsonl(dataset)
     config = EvalConfig(tuple(s.strip() for s in scorer.split(",") if s.strip()), batch_size, concurrency, retries,
-                        exclude_same_predicate=exclude_same_predicate)
+                        exclude_same_predicate=exclude_same_predicate, resamples=resamples)
     with tqdm(total=len(entries) * len(config.scorers), desc="evaluate", unit="prop", dynamic_ncols=True) as bar:
         result = evaluate(entries, url, out, config, progress=bar.update, title=dataset.name)
     typer.echo(format_table(result.report))

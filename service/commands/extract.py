@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Annotated
 
@@ -9,6 +10,7 @@ import orjson
 import typer
 from tqdm import tqdm
 
+from graph_builder.entity_types import harmonise_types
 from graph_builder.extraction import DEFAULT_MODEL, extract_text
 from graph_builder.pipeline import DEFAULT_SHARD_SIZE, extract_corpus
 from graph_builder.windows import DEFAULT_WINDOW_DAYS
@@ -41,22 +43,38 @@ def extract(
     shard_size: Annotated[int, typer.Option(help="Articles per shard.")] = DEFAULT_SHARD_SIZE,
     model: Annotated[str, typer.Option(help="spaCy pipeline name.")] = DEFAULT_MODEL,
     overwrite: Annotated[bool, typer.Option(help="Replace a dataset built from another corpus or settings.")] = False,
+    eval_from: Annotated[dt.datetime | None, typer.Option(
+        formats=["%Y-%m-%d"], help="Label articles without a split of their own TRAIN (graph induction) before this "
+        "date and TEST (evaluation) from it on, e.g. 2012-01-01 for reuters_ding2014.")] = None,
 ) -> None:
     """Extract typed triples from a corpus into a Parquet dataset (resumes an interrupted run)."""
     with tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
         summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=model,
                                  window_days=window_days, shard_size=shard_size, overwrite=overwrite,
-                                 progress=bar.update)
+                                 eval_from=eval_from.date() if eval_from else None, progress=bar.update,
+                                 total=lambda n: setattr(bar, "total", n))
     read = summary.read
     typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
                f"triples {summary.triples:,}  in {summary.seconds:.1f}s "
                f"({summary.shards} shards, {summary.shards_resumed} resumed)")
     typer.echo(f"skipped records: {read['skipped_total']} {read['skipped']}")
     typer.echo(f"argument types: {summary.type_counts}")
+    typer.echo(f"types made one per name: {summary.types.get('changed', 0):,} of {summary.types.get('mentions', 0):,} "
+               f"mentions changed ({summary.types.get('names', 0):,} names)")
     typer.echo(f"dataset: {out}  (report.json has the details)")
+
+
+def types(
+    triples: Annotated[Path, typer.Argument(help="Triples dataset folder written by `egqa extract`.")],
+) -> None:
+    """Give every capitalised mention of a name its corpus-wide majority type (run by `egqa extract` too)."""
+    report = harmonise_types(triples)
+    typer.echo(f"{report.names:,} names; {report.changed:,} of {report.mentions:,} mentions changed type: "
+               f"{dict(sorted(report.changes.items(), key=lambda kv: -kv[1])[:8])}")
 
 
 def register(app: typer.Typer) -> None:
     """Add the extraction commands to the CLI."""
     app.command()(parse)
     app.command()(extract)
+    app.command()(types)

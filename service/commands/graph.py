@@ -1,4 +1,4 @@
-"""`egqa graph build|show|import|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
+"""`egqa graph build|show|top|import|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import typer
 
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import BuildParams, build_graphs
-from graph_builder.graphs.graphset import GraphSet, parse_types
+from graph_builder.graphs.globalstep import GlobalParams
+from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
 
 graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, export, evaluate.",
                         no_args_is_help=True)
@@ -24,7 +25,13 @@ def build(
     min_pairs_per_predicate: Annotated[int, typer.Option(help="Cutoff 2: predicates need this many surviving argument pairs.")] = 3,
     top_k: Annotated[int | None, typer.Option(help="Keep at most this many neighbours per node.")] = None,
     min_score: Annotated[float, typer.Option(help="Drop edges scoring below this.")] = 0.0,
-    measures: Annotated[str, typer.Option(help="Comma-separated measures.")] = "binc,weeds,lin,cos",
+    min_shared_features: Annotated[int, typer.Option(help="Clean measures and global: an edge needs this many "
+                                                          "shared argument pairs that count.")] = 1,
+    measures: Annotated[str, typer.Option(help="Comma-separated measures (global needs binc_clean).")] = "binc,weeds,lin,cos,binc_clean,global",
+    global_iterations: Annotated[int, typer.Option(help="Rounds of the global step.")] = 4,
+    global_lambda1: Annotated[float, typer.Option(help="Global step: sparsity weight.")] = 0.01,
+    global_lambda2: Annotated[float, typer.Option(help="Global step: paraphrase-resolution weight.")] = 1.5,
+    global_epsilon: Annotated[float, typer.Option(help="Global step: paraphrase threshold.")] = 0.3,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
     split: Annotated[str | None, typer.Option(help="Only triples of these corpus splits, comma-separated "
                                                    "(e.g. TRAIN: keep the evaluation period out of the graphs).")] = None,
@@ -34,7 +41,10 @@ def build(
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
     params = BuildParams(min_predicates_per_pair=min_predicates_per_pair,
                          min_pairs_per_predicate=min_pairs_per_predicate, top_k=top_k, min_score=min_score,
-                         measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits)
+                         min_shared_features=min_shared_features,
+                         measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits,
+                         global_step=GlobalParams(lambda1=global_lambda1, lambda2=global_lambda2,
+                                                  epsilon=global_epsilon, iterations=global_iterations))
     summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
     edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
     typer.echo(f"triples {summary.triples:,}  graphs {summary.graphs:,}  nodes {summary.nodes:,}  edges: {edges}")
@@ -61,6 +71,39 @@ def show(
         typer.echo(f"{key} ({len(edges)}):")
         for edge in edges[:limit]:
             typer.echo(f"  {arrow} {edge['score']:.4f}  {edge['predicate']}")
+
+
+@graph_app.command("top")
+def top(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
+    measure: Annotated[str | None, typer.Option(help="Measure (default binc, or the set's only one).")] = None,
+    n: Annotated[int, typer.Option("-n", help="How many edges.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the edges as JSON.")] = False,
+) -> None:
+    """List the N strongest edges of a graph set (self-edges skipped), with the reverse score."""
+    edges = strongest_edges(GraphSet.load(graphs), measure, n)
+    if as_json:
+        typer.echo(orjson.dumps(edges).decode())
+        return
+    for e in edges:
+        typer.echo(f"{e['score']:.4f}  (rev {e['reverse']:.4f})  {e['premise']}  ->  {e['hypothesis']}   [{e['graph']}]")
+
+
+@graph_app.command("stats")
+def stats(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Per measure: edges, predicate pairs at 1.0 both ways, edges between a predicate and its NEG__ form."""
+    graphset = GraphSet.load(graphs)
+    rows = [edge_stats(graphset, m) for m in graphset.measures]
+    if as_json:
+        typer.echo(orjson.dumps(rows).decode())
+        return
+    typer.echo(f"{'measure':<11} {'edges':>10} {'1.0 both ways':>14} {'>=0.99 both':>12} {'NEG edges':>10}")
+    for r in rows:
+        typer.echo(f"{r['measure']:<11} {r['edges']:>10,} {r['pairs_at_1_both_ways']:>14,} "
+                   f"{r['pairs_near_1_both_ways']:>12,} {r['neg_edges']:>10,}")
 
 
 def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | None) -> dict[str, object]:
@@ -114,13 +157,19 @@ def eval_levyholt(
     fmt: Annotated[str, typer.Option("--format", help="rels, s (parsed by our extractor) or both.")] = "rels",
     png: Annotated[Path | None, typer.Option(help="PR curve PNG (default: <graphs>/levyholt_<set>_<format>.png).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+    measures: Annotated[str | None, typer.Option(help="Comma-separated measures (default: every measure of the set).")] = None,
+    long: Annotated[bool, typer.Option("--long", help="One row per set and measure with every metric.")] = False,
 ) -> None:
-    """Score LevyHolt premise->hypothesis pairs and print AUC_norm, AUC_50 and coverage per measure."""
-    from benchmark.levyholt import evaluate_levyholt, format_table
+    """Score LevyHolt premise->hypothesis pairs with every measure; print them side by side per set."""
+    from benchmark.levyholt import evaluate_levyholt, format_side_by_side, format_table
 
     formats = ("rels", "s") if fmt == "both" else (fmt,)
-    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png)
-    typer.echo(orjson.dumps(rows).decode() if as_json else format_table(rows))
+    chosen = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
+    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png, measures=chosen)
+    if as_json:
+        typer.echo(orjson.dumps(rows).decode())
+    else:
+        typer.echo(format_table(rows) if long else format_side_by_side(rows))
 
 
 def register(app: typer.Typer) -> None:

@@ -31,6 +31,12 @@ def test_build_prints_the_stats_table(tmp_path: Path) -> None:
     assert stats["thresholds"]["bucket_bounds"][0] == 6000
     assert f"{stats['positives']:>9} {stats['negatives']:>9}" in result.output
     assert (tmp_path / "bench" / "dev.jsonl").is_file() and (tmp_path / "bench" / "test.jsonl").is_file()
+    # The hypothesis-only audit follows, for both splits, recorded beside the files.
+    audit = orjson.loads((tmp_path / "bench" / "audit.json").read_bytes())
+    assert set(audit) == {"dev", "test"}
+    assert "hypothesis-only audit" in result.output
+    assert [line.split()[0] for line in result.output.splitlines() if line.startswith(("dev ", "test "))][-2:] \
+        == ["dev", "test"]
 
 
 def test_audit_reports_auc_norm(tmp_path: Path) -> None:
@@ -41,3 +47,14 @@ def test_audit_reports_auc_norm(tmp_path: Path) -> None:
     assert orjson.loads(result.output)["auc_norm"] > 0.95
     missing = CliRunner().invoke(app, ["benchmark", "audit", str(tmp_path / "none.jsonl")])
     assert missing.exit_code != 0
+
+
+def test_audit_of_a_folder_prints_dev_and_test(tmp_path: Path) -> None:
+    for split, planted in (("dev", True), ("test", False)):
+        (tmp_path / f"{split}.jsonl").write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in _bundles(60, planted)))
+    result = CliRunner().invoke(app, ["benchmark", "audit", str(tmp_path), "--resamples", "100"])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.output.splitlines() if line.startswith(("dev", "test"))}
+    assert set(rows) == {"dev", "test"}
+    assert float(rows["dev"][1]) > 95.0 > float(rows["test"][1])
+    assert (tmp_path / "audit.json").is_file()

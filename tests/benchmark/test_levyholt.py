@@ -10,7 +10,7 @@ import pytest
 from graph_builder.graphs.build import BuildParams, build_graphs
 from graph_builder.graphs.graphset import GraphSet
 from benchmark.metrics import pr_curve
-from benchmark.levyholt import evaluate_levyholt, read_readable, read_rels, score_pairs, to_query
+from benchmark.levyholt import evaluate_levyholt, format_table, read_readable, read_rels, score_pairs, to_query
 from tests.graph_builder.graph_fixtures import SHARED_DATA, write_triples
 
 LEVYHOLT = SHARED_DATA / "levyholt"
@@ -62,8 +62,19 @@ def test_symmetric_measures_score_zero_auc_norm_on_dev_dir(tmp_path: Path) -> No
         np.testing.assert_allclose(curve.precision[1:], 0.5)
         assert by[measure]["auc_norm"] == pytest.approx(curve.recall[1] / 2, abs=1e-12)
         assert by[measure]["auc_norm"] < 0.05
+        # AP_norm has no such triangle: precision xi at every step gives AP = xi, AP_norm exactly 0, and so
+        # does every resample (each unit is a pair in both orders, one true and one false).
+        assert by[measure]["ap_norm"] == pytest.approx(0.0, abs=1e-12)
+        assert by[measure]["ap_norm_ci"] == pytest.approx([0.0, 0.0], abs=1e-12)
+        assert by[measure]["bootstrap"]["unit"] == "pair"
+        # 315 pairs asked in both orders; a few pairs occur twice in the file and are one unit.
+        assert by[measure]["bootstrap"]["units"] == len({frozenset((p.premise, p.hypothesis)) for p in pairs}) == 308
     assert by["binc"]["xi"] == 0.5
     assert (tmp_path / "pr_dev_dir_rels.png").stat().st_size > 10_000
+    table = format_table(rows).splitlines()
+    assert table[0].split()[5:9] == ["AUC_norm", "[95%", "CI]", "AP_norm"]
+    cos_row = next(line.split() for line in table if line.split()[2:3] == ["cos"])
+    assert cos_row[8:11] == ["0.0", "[0.0,", "0.0]"]  # AP_norm and its interval, in percent
 
 
 def test_readable_format_keeps_the_best_matching_triple(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ def naive_scores(dense: list[list[float]]) -> dict[str, dict[tuple[int, int], fl
         # log c(p,f) + log N - log c(p) - log c(f), as the log of one ratio so PMI 0 stays exactly 0
         return max(math.log(c * total / (cp[p] * cf[j])), 0.0) if c > 0 else 0.0
 
-    out: dict[str, dict[tuple[int, int], float]] = {m: {} for m in M.MEASURE_VERSIONS}
+    out: dict[str, dict[tuple[int, int], float]] = {m: {} for m in M.LOCAL_MEASURES}
     for p in range(n):
         for q in range(n):
             shared = [j for j in range(f) if dense[p][j] > 0 and dense[q][j] > 0]
@@ -62,7 +62,7 @@ def random_counts(seed: int, n: int = 9, f: int = 12, density: float = 0.35) -> 
 
 
 @pytest.mark.parametrize("seed", range(8))
-@pytest.mark.parametrize("measure", list(M.MEASURE_VERSIONS))
+@pytest.mark.parametrize("measure", list(M.LOCAL_MEASURES))
 def test_measure_matches_naive_on_random_matrices(seed: int, measure: str) -> None:
     dense = random_counts(seed)
     expected = naive_scores(dense)[measure]
@@ -134,3 +134,119 @@ def test_top_k_and_min_score_keep_best_edges_and_self() -> None:
         others = [(-full[i, j], j) for j in range(full.shape[1]) if j != i and full[i, j] >= 0.3]
         expected = {j for _, j in sorted(others)[:2]}
         assert {j for j in np.flatnonzero(pruned[i]) if j != i} == expected
+
+
+def naive_clean(rows: list[tuple[str, str, str]], nodes: list[str], feats: list[str],
+                min_shared: int = 1) -> dict[str, dict[tuple[int, int], float]]:
+    """Clean measures from (node, feature, sentence) rows: counts are distinct sentences; f is shared by
+    p and q only if some sentence states f with exactly one of them; no edge p <-> NEG__p."""
+    sents: dict[tuple[int, int], set[str]] = {}
+    for node, feat, sent in rows:
+        sents.setdefault((nodes.index(node), feats.index(feat)), set()).add(sent)
+    n, f = len(nodes), len(feats)
+    dense = [[float(len(sents.get((p, j), ()))) for j in range(f)] for p in range(n)]
+    total = sum(map(sum, dense))
+    cp = [sum(r) for r in dense]
+    cf = [sum(dense[p][j] for p in range(n)) for j in range(f)]
+
+    def w(p: int, j: int) -> float:
+        c = dense[p][j]
+        return max(math.log(c * total / (cp[p] * cf[j])), 0.0) if c > 0 else 0.0
+
+    out: dict[str, dict[tuple[int, int], float]] = {m: {} for m in M.LOCAL_MEASURES}
+    for p in range(n):
+        for q in range(n):
+            if p == q:
+                for m in out:
+                    out[m][(p, q)] = 1.0
+                continue
+            if nodes[p] in ("NEG__" + nodes[q], ) or nodes[q] in ("NEG__" + nodes[p], ):
+                continue
+            shared = [j for j in range(f) if dense[p][j] > 0 and dense[q][j] > 0 and sents[(p, j)] != sents[(q, j)]]
+            if len(shared) < min_shared:
+                continue
+            dot = sum(dense[p][j] * dense[q][j] for j in shared)
+            out["cos"][(p, q)] = dot / (math.sqrt(sum(x * x for x in dense[p])) * math.sqrt(sum(x * x for x in dense[q])))
+            sp_, sq = sum(w(p, j) for j in shared), sum(w(q, j) for j in shared)
+            if sp_ > 0 and sq > 0:
+                fp, fq = sum(w(p, j) for j in range(f)), sum(w(q, j) for j in range(f))
+                out["lin"][(p, q)] = (sp_ + sq) / (fp + fq)
+                out["weeds"][(p, q)] = sp_ / fp
+                out["binc"][(p, q)] = math.sqrt(out["lin"][(p, q)] * sp_ / fp)
+    return out
+
+
+def clean_rows(seed: int) -> list[dict[str, object]]:
+    """Triples over one type pair where sentences repeat (story updates) and state several predicates."""
+    from tests.graph_builder.graph_fixtures import triple_rows
+
+    rng = np.random.default_rng(seed)
+    preds = ["(p0.1,p0.2)", "(p1.1,p1.2)", "(p2.1,p2.2)", "(p3.1,p3.2)", "NEG__(p0.1,p0.2)", "(p4.1,p4.x.2)"]
+    specs, sentences = [], []
+    for k in range(70):
+        s, o = f"e{rng.integers(4)}", f"l{rng.integers(4)}"
+        text = f"sentence {rng.integers(25)} about {s} {o}"  # few texts: repeats and co-extractions
+        for p in rng.choice(preds, size=int(rng.integers(1, 4)), replace=False):
+            specs.append((s, "person", str(p), o, "location"))
+            sentences.append(text)
+    rows = triple_rows(specs)
+    for row, text in zip(rows, sentences):
+        row["sentence"] = text
+    return rows
+
+
+@pytest.mark.parametrize("seed,min_shared", [(s, 1) for s in range(6)] + [(0, 5), (5, 7), (9, 8), (7, 9)])
+@pytest.mark.parametrize("measure", list(M.LOCAL_MEASURES))
+def test_clean_measures_match_naive_sentence_level_reference(seed: int, min_shared: int, measure: str) -> None:
+    import pyarrow as pa
+
+    from graph_builder.graphs.counts import CountParams, count_matrices, negation_partners, partial_counts
+    from graph_builder.triples import TRIPLE_SCHEMA
+
+    rows = clean_rows(seed)
+    gc = count_matrices(partial_counts(pa.Table.from_pylist(rows, schema=TRIPLE_SCHEMA)), CountParams(1, 1))[0]
+    feats = sorted({f"{r['subj']}#{r['obj']}" for r in rows})
+    naive_rows = [(f"{r['predicate']}#person#location", f"{r['obj']}#{r['subj']}", str(r["sentence"])) for r in rows]
+    feats = sorted({f for _, f, _ in naive_rows})
+    expected = naive_clean(naive_rows, gc.nodes, feats, min_shared)[measure]
+    got = as_dict(M.measure_matrix(gc.clean, f"{measure}_clean", excluded=gc.co_extracted,
+                                   partner=negation_partners(gc.nodes), min_shared=min_shared))
+    assert gc.co_extracted is not None and gc.co_extracted[0].size > 0  # the data has co-extractions
+    if min_shared > 1:  # the minimum removes edges
+        assert len(expected) < len(naive_clean(naive_rows, gc.nodes, feats, 1)[measure])
+    assert set(got) == set(expected)
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, abs=1e-9)
+
+
+def test_co_extracted_predicates_lose_their_one_both_ways_edge() -> None:
+    import pyarrow as pa
+
+    from graph_builder.graphs.counts import CountParams, count_matrices, negation_partners, partial_counts
+    from graph_builder.triples import TRIPLE_SCHEMA
+    from tests.graph_builder.graph_fixtures import triple_rows
+
+    # "A raised its stake in B to N from M": .to and .from are read off every such sentence together.
+    specs, texts = [], []
+    for k in range(4):
+        for p in ("(raise.1,raise.stake.in.to.2)", "(raise.1,raise.stake.in.from.2)"):
+            specs.append((f"a{k}", "organization", p, f"b{k}", "person"))
+            texts.append(f"a{k} raised its stake in b{k}")
+        specs.append((f"a{k}", "organization", "(own.1,own.2)", f"b{k}", "person"))
+        texts.append(f"a{k} owns b{k}")
+        # The same update published again: counted once in the clean counts.
+        specs.append((f"a{k}", "organization", "(own.1,own.2)", f"b{k}", "person"))
+        texts.append(f"a{k} owns b{k}")
+    rows = triple_rows(specs)
+    for row, text in zip(rows, texts):
+        row["sentence"] = text
+    gc = count_matrices(partial_counts(pa.Table.from_pylist(rows, schema=TRIPLE_SCHEMA)), CountParams(1, 1))[0]
+    to, frm, own = (gc.nodes.index(f"{p}#organization#person") for p in
+                    ("(raise.1,raise.stake.in.to.2)", "(raise.1,raise.stake.in.from.2)", "(own.1,own.2)"))
+    assert gc.matrix[own].sum() == 8 and gc.clean[own].sum() == 4
+    plain = M.measure_matrix(gc.matrix, "cos").toarray()
+    clean = M.measure_matrix(gc.clean, "cos_clean", excluded=gc.co_extracted,
+                             partner=negation_partners(gc.nodes)).toarray()
+    assert plain[to, frm] == pytest.approx(1.0) and plain[frm, to] == pytest.approx(1.0)
+    assert clean[to, frm] == 0.0 and clean[frm, to] == 0.0
+    assert clean[to, own] == pytest.approx(1.0)  # stated separately: still evidence

@@ -58,15 +58,19 @@ def test_window_dataset_is_sane(extracted: Path) -> None:
     assert types["organization"] > types["person"] > 0 and types["location"] > 0
     entity_types = {"person", "organization", "location", "building", "group", "event", "product", "art", "law",
                     "language"}
-    assert all(r["subj_type"] in entity_types or r["obj_type"] in entity_types for r in rows)
+    # Every triple has a named argument: a recognised entity, or a proper name the recogniser missed (capitalised).
+    assert all(r["subj_type"] in entity_types or r["obj_type"] in entity_types
+               or r["subj_text"][:1].isupper() or r["obj_text"][:1].isupper() for r in rows)
 
 
 def test_window_articles_table_counts_every_article(extracted: Path) -> None:
     articles = read_articles(extracted)
-    assert articles.num_rows == 57
+    # 57 articles in the window, one of them an exact repeat of another's text: dropped and counted.
+    assert articles.num_rows == 56
     assert pc.sum(articles["triples"]).as_py() == read_triples(extracted).num_rows
     report = orjson.loads((extracted / "report.json").read_bytes())
-    assert report["articles"] == 57 and report["shards"] == 3 and report["read"]["skipped_total"] == 0
+    assert report["articles"] == 56 and report["shards"] == 3
+    assert report["read"]["skipped"] == {"duplicate_text": 1}
 
 
 def test_known_article_yields_known_triple(extracted: Path) -> None:

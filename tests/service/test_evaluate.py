@@ -17,7 +17,7 @@ from benchmark.metrics import evaluate_scores
 from graph_builder.errors import InputError, StoreError
 from graph_builder.triples import read_triples
 from service.app import create_app
-from service.evaluate import PARTIAL, EvalConfig, evaluate
+from service.evaluate import PARTIAL, EvalConfig, evaluate, format_table
 from service.demo import free_port
 from service.settings import Settings
 
@@ -69,10 +69,21 @@ def test_evaluate_writes_scores_report_and_figure(server: str, entries: list[dic
     assert all({"id", "label", "binc", "exact"} <= set(x) for x in lines)
     report = orjson.loads((tmp_path / "report.json").read_bytes())
     assert set(report) == {"binc", "exact"} and report["exact"]["failed"] == 1
-    # Anyone can recompute the metrics from scores.jsonl.
+    # Anyone can recompute the metrics, intervals included, from scores.jsonl.
     again = evaluate_scores([x["label"] for x in lines], [x["exact"] for x in lines],
-                            [x["has_evidence"] for x in lines])
-    assert again["auc_norm"] == pytest.approx(report["exact"]["auc_norm"])
+                            [x["has_evidence"] for x in lines], [x["bundle_id"] for x in lines])
+    for key in ("auc_norm", "ap_norm", "auc_50", "xi", "coverage"):
+        assert again[key] == pytest.approx(report["exact"][key])
+    assert again["auc_norm_ci"] == pytest.approx(report["exact"]["auc_norm_ci"])
+    assert again["ap_norm_ci"] == pytest.approx(report["exact"]["ap_norm_ci"])
+    # Intervals resample the 60 bundles (the bad-window entry shares its bundle with e000-0).
+    assert report["binc"]["bootstrap"] == {
+        "method": "egqa.bootstrap_percentile_by_unit.v1", "level": 0.95, "resamples": 1000, "seed": 0,
+        "unit": "bundle", "units": 60, "undefined": 0}
+    for scorer in ("binc", "exact"):
+        m = report[scorer]
+        assert m["auc_norm_ci"][0] <= m["auc_norm"] <= m["auc_norm_ci"][1]
+        assert m["ap_norm_ci"][0] <= m["ap_norm"] <= m["ap_norm_ci"][1]
     # Each positive is a real mention in its window: the exact baseline finds it, the graphs score it 1.0 too.
     positives = [x for x in lines if x["label"] == 1 and x["id"] != "bad-window"]
     assert all(x["exact"] == 1.0 and x["binc"] == 1.0 for x in positives)
@@ -98,6 +109,23 @@ def test_unreachable_service_fails_clearly_after_retries(entries: list[dict[str,
         evaluate(entries[:4], f"http://127.0.0.1:{free_port()}", tmp_path, EvalConfig(("exact",), retries=2,
                                                                                       backoff=0.05))
     assert time.perf_counter() - started < 30
+
+
+def test_table_shows_both_metrics_with_intervals_and_reads_old_reports() -> None:
+    # A report of this version and one written before AP_norm and intervals existed.
+    report = {
+        "binc": {"auc_norm": 0.59, "auc_norm_ci": [0.512, 0.664], "ap_norm": 0.0312, "ap_norm_ci": [-0.0201, 0.08],
+                 "auc_50": 0.7, "xi": 0.379, "coverage": 1.0, "n": 132, "positives": 50, "failed": 0,
+                 "bootstrap": {"resamples": 1000, "units": 50, "unit": "bundle", "seed": 0}},
+        "exact": {"auc_norm": 0.5, "auc_50": 0.0, "xi": 0.379, "coverage": 0.0, "n": 132, "failed": 2},
+    }
+    lines = format_table(report).splitlines()
+    assert lines[0].split() == ["scorer", "AUC_norm", "[95%", "CI]", "AP_norm", "[95%", "CI]", "AUC_50", "xi",
+                                "coverage", "n", "failed"]
+    assert lines[1].split() == ["binc", "59.0", "[51.2,", "66.4]", "3.1", "[-2.0,", "8.0]", "70.0", "0.379", "100.0",
+                                "132", "0"]
+    assert lines[2].split() == ["exact", "50.0", "-", "0.0", "0.379", "0.0", "132", "2"]
+    assert "1000 bootstrap resamples of 50 bundles" in lines[3]
 
 
 def test_bad_datasets_are_refused(tmp_path: Path) -> None:

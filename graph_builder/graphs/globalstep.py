@@ -1,0 +1,256 @@
+"""The global step `global.v1`: soft constraints across typed graphs (Hosseini et al. 2018, REFERENCE §3).
+
+Local scores are sparse: a pair of predicates seen with few shared argument pairs in one typed graph
+gets no edge or a noisy one. The global step revises every graph's scores W^t together, starting
+from local scores W0 (by default `binc_clean`), by minimising
+
+    J(W) = sum_t sum_ij (w_ij - w0_ij)^2                                    stay near the local score
+         + sum_t sum_ij sum_{u in X(t,i,j)} (w_ij - x_u)^2                  agree across typed graphs
+         + lambda2/2 sum_t sum_{a != b} pi_ab sum_{k not in {a,b}}
+                 [(w_ak - w_bk)^2 + (w_ka - w_kb)^2]                        paraphrases share neighbours
+         + lambda1 sum w_ij                                                 sparsity (w >= 0)
+
+X(t,i,j) are the same two untyped predicates, with the same argument alignment, in every other
+typed graph t' holding both (both slot orders of t'; 0 where t' has no edge): the cross-graph
+constraint with every graph-pair weight beta fixed at 1 (the paper learns beta; we record 1).
+pi_ab = I(w_ab) I(w_ba) with I(x) = x when x > epsilon, else 0: a and b are paraphrases.
+
+Each of `iterations` rounds is one Jacobi step: every w_ij is set to the minimiser of J in w_ij with
+all other weights at the previous round's values, then clipped to [0, 1]:
+
+    w_ij = (w0_ij + sum_u x_u + lambda2 [(Pi W)_ij + (W Pi)_ij] - lambda2/2 w_ji S_ij [pi_ij > 0] - lambda1/2)
+           / (1 + |X| + lambda2 (pi_i - pi_ij + pi_j - pi_ji))
+
+with pi_i the row sum of Pi and S_ij = sum_{k not in {i,j}} (w_ik - w_jk)^2 + (w_ki - w_kj)^2: a
+paraphrase pair whose neighbours disagree is pushed down. Everything is a sparse product or a
+sorted-key join over edges, so memory grows with the number of edges, never with nodes squared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from graph_builder.errors import InputError
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+GLOBAL_VERSION = "global.v1"
+
+
+@dataclass(frozen=True)
+class GlobalParams:
+    """Parameters of the global step (defaults: Hosseini et al. 2018)."""
+
+    lambda1: float = 0.01
+    lambda2: float = 1.5
+    epsilon: float = 0.3
+    iterations: int = 4
+    cross_graph_weight: float = 1.0
+    base: str = "binc_clean"
+    block_rows: int = 4096
+
+    def __post_init__(self) -> None:
+        if self.iterations < 1 or not 0 <= self.epsilon < 1 or self.lambda1 < 0 or self.lambda2 < 0:
+            raise InputError("global step: iterations >= 1, 0 <= epsilon < 1, lambdas >= 0")
+
+    def recorded(self) -> dict[str, Any]:
+        """Return the parameters as recorded in manifests (block size does not change the output)."""
+        d = asdict(self)
+        d.pop("block_rows")
+        d["version"] = GLOBAL_VERSION
+        return d
+
+
+@dataclass(frozen=True)
+class TypedGraph:
+    """The input of one graph: node names `pred#slot1#slot2`, its local scores and NEG__ partners."""
+
+    name: str
+    nodes: list[str]
+    scores: sp.csr_matrix
+    partner: IntArray | None = None
+
+
+def _node_keys(graphs: Sequence[TypedGraph]) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Per global node: untyped predicate id, graph id, orientation (0 = slot 1 has the first type), offsets."""
+    preds: dict[str, int] = {}
+    r, g, o = [], [], []
+    offsets = [0]
+    for gid, graph in enumerate(graphs):
+        first = graph.name.split("#", 1)[0]
+        for node in graph.nodes:
+            pred, slot1, _ = node.rsplit("#", 2)
+            r.append(preds.setdefault(pred, len(preds)))
+            g.append(gid)
+            o.append(0 if slot1 in (first, f"{first}_1") else 1)
+        offsets.append(offsets[-1] + len(graph.nodes))
+    return (np.asarray(r, dtype=np.int64), np.asarray(g, dtype=np.int64), np.asarray(o, dtype=np.int64),
+            np.asarray(offsets, dtype=np.int64))
+
+
+def _block_diag(mats: Sequence[sp.csr_matrix]) -> sp.csr_matrix:
+    out = sp.block_diag(mats, format="csr", dtype=np.float64) if mats else sp.csr_matrix((0, 0))
+    out.setdiag(0)
+    out.eliminate_zeros()
+    out.sort_indices()
+    return sp.csr_matrix(out)
+
+
+def _keys(m: sp.csr_matrix) -> tuple[IntArray, FloatArray]:
+    coo = m.tocoo()
+    keys = coo.row.astype(np.int64) * m.shape[1] + coo.col.astype(np.int64)
+    order = np.argsort(keys)
+    return keys[order], coo.data[order].astype(np.float64)
+
+
+def _lookup(keys: IntArray, vals: FloatArray, wanted: IntArray) -> FloatArray:
+    """vals at wanted keys (keys sorted), 0 where absent."""
+    if keys.size == 0:
+        return np.zeros(wanted.size)
+    loc = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    return np.where(keys[loc] == wanted, vals[loc], 0.0)
+
+
+class _Instances:
+    """Where each untyped edge key (pred_p, pred_q, aligned) has both nodes, over all graphs."""
+
+    def __init__(self, r: IntArray, g: IntArray, o: IntArray) -> None:
+        self.r, self.g, self.o = r, g, o
+        self.n_graphs = int(g.max()) + 1 if g.size else 1
+        self.code = (r * self.n_graphs + g) * 2 + o
+        self.by_code = np.argsort(self.code, kind="stable")
+        self.sorted_code = self.code[self.by_code]
+        self.by_pred = np.argsort(r, kind="stable")
+        n_preds = int(r.max()) + 1 if r.size else 0
+        self.pred_count = np.bincount(r, minlength=n_preds)
+        self.pred_start = np.cumsum(self.pred_count) - self.pred_count
+
+    def edge_key(self, i: IntArray, j: IntArray) -> IntArray:
+        """One integer per untyped edge: (pred of i, pred of j, same orientation)."""
+        n_preds = self.pred_count.size
+        return (self.r[i] * n_preds + self.r[j]) * 2 + (self.o[i] == self.o[j])
+
+    def expand(self, keys: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+        """Every (key, i', j') with both nodes present in some graph and orientation."""
+        n_preds = self.pred_count.size
+        aligned = keys % 2
+        pq = keys // 2
+        p_pred, q_pred = pq // n_preds, pq % n_preds
+        reps = self.pred_count[p_pred]
+        k_idx = np.repeat(np.arange(keys.size), reps)
+        offs = np.arange(k_idx.size) - np.repeat(np.cumsum(reps) - reps, reps)
+        i2 = self.by_pred[np.repeat(self.pred_start[p_pred], reps) + offs]
+        o_q = np.where(aligned[k_idx] == 1, self.o[i2], 1 - self.o[i2])
+        want = (q_pred[k_idx] * self.n_graphs + self.g[i2]) * 2 + o_q
+        loc = np.minimum(np.searchsorted(self.sorted_code, want), max(self.sorted_code.size - 1, 0))
+        hit = self.sorted_code[loc] == want
+        j2 = self.by_code[loc]
+        keep = hit & (i2 != j2)
+        return keys[k_idx[keep]], i2[keep], j2[keep]
+
+
+def _sorted_unique(values: IntArray) -> IntArray:
+    """np.unique by sorting (faster than hashing for large int64 arrays)."""
+    values = np.sort(values)
+    return values[np.r_[True, values[1:] != values[:-1]]] if values.size else values
+
+
+def _group_sums(groups: IntArray, values: FloatArray) -> tuple[FloatArray, IntArray]:
+    """Per element: the sum of values and the size of its group (groups contiguous, non-decreasing)."""
+    if groups.size == 0:
+        return np.zeros(0), np.zeros(0, dtype=np.int64)
+    starts = np.r_[0, np.flatnonzero(np.diff(groups)) + 1]
+    sizes = np.diff(np.r_[starts, groups.size])
+    return np.repeat(np.add.reduceat(values, starts), sizes), np.repeat(sizes, sizes)
+
+
+def _row_dots(a: sp.csr_matrix, rows: IntArray, cols: IntArray, chunk: int = 65536) -> FloatArray:
+    """sum_k a[rows, k] * a[cols, k] for each pair, a chunk of pairs at a time."""
+    out = np.zeros(rows.size)
+    for s in range(0, rows.size, chunk):
+        e = min(s + chunk, rows.size)
+        out[s:e] = np.asarray(a[rows[s:e]].multiply(a[cols[s:e]]).sum(axis=1)).ravel()
+    return out
+
+
+def _blocked_product(a: sp.csr_matrix, b: sp.csr_matrix, block_rows: int) -> sp.csr_matrix:
+    parts = [a[s:min(s + block_rows, a.shape[0])] @ b for s in range(0, a.shape[0], block_rows)]
+    return sp.csr_matrix(sp.vstack(parts, format="csr")) if parts else sp.csr_matrix(a.shape)
+
+
+def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParams()) -> list[sp.csr_matrix]:
+    """Return the global scores of every graph (same node order, self-edges 1), from their local scores."""
+    r, g, o, offsets = _node_keys(graphs)
+    n = int(offsets[-1])
+    inst = _Instances(r, g, o)
+    w0 = _block_diag([sp.csr_matrix(x.scores, dtype=np.float64) for x in graphs])
+    w0.data = np.clip(w0.data, 0.0, 1.0)
+    w0_keys, w0_vals = _keys(w0)
+    partner = np.full(n, -1, dtype=np.int64)
+    for gid, x in enumerate(graphs):
+        if x.partner is not None:
+            p = np.asarray(x.partner, dtype=np.int64)
+            partner[offsets[gid]:offsets[gid + 1]] = np.where(p >= 0, p + offsets[gid], -1)
+    lam1, lam2, eps, beta = params.lambda1, params.lambda2, params.epsilon, params.cross_graph_weight
+    w = w0
+    for _ in range(params.iterations):
+        w_keys, w_vals = _keys(w)
+        wt = sp.csr_matrix(w.T)
+        big = w.multiply(w > eps)
+        pi = sp.csr_matrix(big.multiply(big.T))
+        pi.eliminate_zeros()
+        pi_row = np.asarray(pi.sum(axis=1)).ravel()
+        pull = _blocked_product(pi, w, params.block_rows) + _blocked_product(w, pi, params.block_rows)
+        pull = sp.csr_matrix(pull)
+        pull.setdiag(0)
+        pull.eliminate_zeros()
+        pull_keys, pull_vals = _keys(pull)
+
+        # Candidates: every instance, in any graph, of an untyped edge with a local score, a score or a pull.
+        edge_keys = [inst.edge_key(k // n, k % n) for k in (w0_keys, w_keys, pull_keys)]
+        all_keys = _sorted_unique(np.concatenate(edge_keys))
+        del edge_keys
+        # Instances come grouped by key, and inside a key by graph (node ids grow with the graph).
+        c_key, ci, cj = inst.expand(all_keys)
+        cand = ci * n + cj
+
+        # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
+        x_all = _lookup(w_keys, w_vals, cand)
+        total, count = _group_sums(c_key, x_all)
+        own, own_count = _group_sums(c_key * inst.n_graphs + g[ci], x_all)
+        cross_sum = beta * (total - own)
+        cross_n = beta * (count - own_count)
+
+        # Paraphrase resolution: pulls toward paraphrases' edges, push on paraphrase edges.
+        pi_keys, pi_vals = _keys(pi)
+        pi_ij = _lookup(pi_keys, pi_vals, cand)
+        num = _lookup(w0_keys, w0_vals, cand) + cross_sum + lam2 * _lookup(pull_keys, pull_vals, cand) - lam1 / 2
+        den = 1.0 + cross_n + lam2 * (pi_row[ci] - pi_ij + pi_row[cj] - pi_ij)
+        para = np.flatnonzero(pi_ij > 0)
+        if para.size:
+            i, j = ci[para], cj[para]
+            w_ij, w_ji = _lookup(w_keys, w_vals, i * n + j), _lookup(w_keys, w_vals, j * n + i)
+            sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
+            sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
+            s_out = sq_row[i] - w_ij ** 2 + sq_row[j] - w_ji ** 2 - 2 * _row_dots(w, i, j)
+            s_in = sq_col[i] - w_ji ** 2 + sq_col[j] - w_ij ** 2 - 2 * _row_dots(wt, i, j)
+            num[para] -= lam2 / 2 * w_ji * np.maximum(s_out + s_in, 0.0)
+        vals = np.clip(num / den, 0.0, 1.0)
+        keep = (vals > 0) & (partner[ci] != cj)
+        w = sp.csr_matrix((vals[keep], (ci[keep], cj[keep])), shape=(n, n))
+        w.sort_indices()
+
+    out = []
+    for gid, x in enumerate(graphs):
+        lo, hi = int(offsets[gid]), int(offsets[gid + 1])
+        block = sp.csr_matrix(w[lo:hi, lo:hi])
+        block = sp.csr_matrix(block + sp.identity(hi - lo, format="csr"))
+        block.sort_indices()
+        out.append(block)
+    return out

@@ -1,0 +1,79 @@
+"""News clean-up shared by every corpus reader and the extraction evaluation.
+
+Wire copy carries furniture that is not part of what a sentence states: datelines
+(`LONDON  (Reuters) - `), ticker parentheses (`( XOM.N )`), reporter sign-offs
+(`(Reporting by ...; Editing by ...)`, `Reuter`), SGML angle brackets around company names
+(`<Epitope Inc>`), and hard line wraps inside paragraphs. `clean_news` removes the furniture and returns
+one paragraph per line, so that a line break is always a paragraph (and so a sentence) boundary and a
+wrapped line never merges two sentences nor splits one.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SPACES_RE = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
+# Paragraph breaks: a blank line, or a line break before an indented line (Reuters-21578 style).
+_PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*|\n(?=[ \t]+\S)")
+# Early ding2014 copy runs paragraphs together with two spaces after a sentence end.
+_RUN_ON_PARAGRAPH_RE = re.compile(r"(?<=[.!?\"”')])[ \t]{2,}(?=[\"“(]?[A-Z0-9])")
+_DATELINE_RE = re.compile(r"^[^()\n]{0,100}?\(\s*Reuters\s*\)\s*[-–—]+\s*")
+# `( XOM.N )`, `(IBM.N)`, `( .SPX )`, `( 7203.T )`, `( BARC.L ; LLOY.L )`: an exchange suffix or inner spaces.
+_TICKER = r"\.?[A-Z0-9][A-Za-z0-9&\-_]*(?:\.[A-Za-z]{1,4})"
+_TICKER_RE = re.compile(rf"\s*\(\s*{_TICKER}(?:\s*[,;/]\s*{_TICKER})*\s*\)|\s*\(\s+\.?[A-Z0-9][A-Z0-9.&\-]*\s+\)")
+_SIGNOFF_RE = re.compile(
+    r"\s*\((?:[^()]|\([^()]*\))*\b(?:[Rr]eporting|[Ee]diting|[Ww]riting|[Cc]ompiled|[Ee]dited)\s+[Bb]y\b"
+    r"(?:[^()]|\([^()]*\))*\)\s*$")
+_BARE_SIGNOFF_RE = re.compile(r"^\s*(?:\(?\s*)?(?:Additional\s+)?(?:[Rr]eporting|[Ee]diting|[Ww]riting)\s+[Bb]y\b.*$")
+_REUTER_SIGNOFF_RE = re.compile(r"\s*\bReuter\s*$")
+_ANGLE_RE = re.compile(r"<([^<>\n]{1,100})>")
+_STRAY_ANGLE_RE = re.compile(r"\s*[<>]+\s*")
+
+
+def unescape(raw: str) -> str:
+    """Decode SGML/HTML entities, drop control characters and apply Unicode NFC."""
+    return unicodedata.normalize("NFC", _CONTROL_RE.sub("", html.unescape(raw.replace("\r\n", "\n"))))
+
+
+def paragraphs(text: str) -> list[str]:
+    """Split raw wire copy into paragraphs and join the hard-wrapped lines inside each."""
+    out: list[str] = []
+    for block in _PARAGRAPH_RE.split(text):
+        for part in _RUN_ON_PARAGRAPH_RE.split(block):
+            joined = _SPACES_RE.sub(" ", part.replace("\n", " ")).strip()
+            if joined:
+                out.append(joined)
+    return out
+
+
+def _clean_paragraph(paragraph: str) -> str:
+    paragraph = _ANGLE_RE.sub(r"\1", paragraph)
+    paragraph = _STRAY_ANGLE_RE.sub(" ", paragraph)
+    paragraph = _TICKER_RE.sub("", paragraph)
+    return _SPACES_RE.sub(" ", paragraph).strip()
+
+
+def clean_news(raw: str) -> str:
+    """Return wire copy without datelines, tickers, sign-offs or hard wraps, one paragraph per line."""
+    paras = paragraphs(unescape(raw))
+    if paras:
+        paras[0] = _DATELINE_RE.sub("", paras[0], count=1)
+    cleaned: list[str] = []
+    for n, para in enumerate(paras):
+        last = n == len(paras) - 1
+        if last:
+            para = _REUTER_SIGNOFF_RE.sub("", para)
+            while True:
+                stripped = _SIGNOFF_RE.sub("", para)
+                if stripped == para:
+                    break
+                para = stripped
+        if _BARE_SIGNOFF_RE.match(para) and n >= len(paras) - 3:
+            continue
+        para = _clean_paragraph(para)
+        if para:
+            cleaned.append(para)
+    return "\n".join(cleaned)
