@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -200,12 +201,22 @@ def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> 
         file.unlink()
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Pool initializer: end this worker once its parent is gone (kill -9 leaves no one else to stop it)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
 def _run_local(tasks: list[ShardTask], out: Path, model: str, window_days: int, workers: int) -> Iterator[ShardResult]:
     if workers == 1:
         for task in tasks:
             yield extract_shard(task, str(out), model, window_days)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
         futures: list[Future[ShardResult]] = [
             pool.submit(extract_shard, task, str(out), model, window_days) for task in tasks]
         for future in as_completed(futures):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
@@ -16,35 +17,100 @@ from graph_builder.graphs.graphset import GraphSet
 from graph_builder.windows import window_span
 from retrieval.factory import open_store
 from service.engine import ScoringEngine
-from service.errors import ORJSONResponse, PayloadTooLarge, error_response, install_error_handlers
+from service.errors import (
+    ORJSONResponse,
+    ServiceNotReady,
+    error_response,
+    install_error_handlers,
+    public_message,
+)
+from service.guards import OPEN_PATHS, Guard, JSONBodyRoute
 from service.schemas import (
     BatchRequest,
     BatchResponse,
     ErrorBody,
     QueryRequest,
     QueryResponse,
+    TYPES_PATTERN,
     WindowOut,
     answer_out,
 )
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 404, 413, 422, 503)}
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """Document the standard error body under each status code."""
+    return {code: {"model": ErrorBody} for code in codes}
+
+
+# 401 only when EGQA_API_KEY is set; 500 is a bug, documented because a client must be ready for one.
+POST_ERRORS = _errors(400, 401, 404, 413, 415, 422, 500, 503)
+GET_ERRORS = _errors(400, 401, 404, 422, 500, 503)
+LIST_ERRORS = _errors(401, 500, 503)
+
+
+TypesParam = Annotated[str, Query(max_length=100, pattern=TYPES_PATTERN, examples=["person#location"],
+                                   description="Two argument types joined by '#', e.g. person#location.")]
+
+
+class StartupFailed(RuntimeError):
+    """Strict mode: the graphs or the store failed to open, so the service refuses to start."""
 
 
 def open_engine(settings: Settings) -> ScoringEngine:
     """Open the graphs and the evidence store named by the settings and build the engine."""
-    graphs = GraphSet.load(settings.graphs_dir)
-    store = open_store(settings.store_url, create=False)  # a wrong path is an error, not an empty store
-    return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
-                         window_days=settings.window_days, max_evidence=settings.max_evidence)
+    try:
+        graphs = GraphSet.load(settings.graphs_dir)
+    except EgqaError as exc:
+        raise ServiceNotReady(f"the entailment graphs failed to load ({exc.code})") from exc
+    try:
+        store = open_store(settings.store_url, create=False,  # a wrong path is an error, not an empty store
+                           request_timeout=settings.store_timeout, max_connections=settings.store_connections)
+    except EgqaError as exc:
+        raise ServiceNotReady(f"the evidence store failed to open ({exc.code})") from exc
+    try:
+        return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
+                             window_days=settings.window_days, max_evidence=settings.max_evidence)
+    except EgqaError:
+        store.close()
+        raise
 
 
 def _engine(request: Request) -> ScoringEngine:
     engine: ScoringEngine | None = getattr(request.app.state, "engine", None)
     if engine is None:
-        raise EgqaError("the service is not ready: graphs or store failed to open (see GET /ready)")
+        raise ServiceNotReady(f"the service is not ready: {request.app.state.startup_error or 'starting'}; "
+                              "GET /ready reports when it can answer")
     return engine
+
+
+def _document_key(app: FastAPI) -> None:
+    """Make the app's OpenAPI document say that every route but /health and /ready needs the API key."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()  # caches itself on app.openapi_schema; completed in place below
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
+            for path, operations in schema["paths"].items():
+                for operation in operations.values():
+                    if path not in OPEN_PATHS:
+                        operation["security"] = [{"bearer": []}, {"apiKey": []}]
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _public_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Return a graph manifest without server paths (the source triples folder keeps only its name)."""
+    source = manifest.get("source")
+    if isinstance(source, dict) and isinstance(source.get("triples"), str):
+        return {**manifest, "source": {**source, "triples": Path(source["triples"]).name}}
+    return manifest
 
 
 def _window(engine: ScoringEngine, window_id: int) -> WindowOut:
@@ -65,8 +131,11 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
             try:
                 app.state.engine = await run_in_threadpool(open_engine, settings)
             except EgqaError as exc:
+                cause = exc.__cause__ or exc
+                log.error("service not ready: %s: %s", exc, cause)  # the log gets the paths, clients do not
+                if settings.strict:
+                    raise StartupFailed(f"EGQA_STRICT is set and {exc}: {cause}") from exc
                 app.state.startup_error = str(exc)
-                log.error("service not ready: %s", exc)
         if app.state.engine is not None:
             from graph_builder.extraction import load_pipeline
             await run_in_threadpool(load_pipeline)  # parse free-text questions without a first-call delay
@@ -75,55 +144,61 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
             app.state.engine.store.close()
 
     app = FastAPI(title="egqa", version=__version__, default_response_class=ORJSONResponse, lifespan=lifespan,
-                  description="Judges propositions about the news by entailment graphs over a window's evidence.")
+                  description="Judges propositions about the news by entailment graphs over a window's evidence. "
+                  "When the service runs with an API key, send it as `Authorization: Bearer KEY` or "
+                  "`X-API-Key: KEY` on every route but /health and /ready.")
+    app.state.settings = settings  # read by the guards before the lifespan has run
+    app.router.route_class = JSONBodyRoute
     install_error_handlers(app)
+    key = settings.api_key.get_secret_value() if settings.api_key is not None else None
+    app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes, api_key=key)
+    if key is not None:
+        _document_key(app)
 
-    @app.get("/health", tags=["ops"])
+    @app.get("/health", tags=["ops"], responses=_errors(500))
     def health() -> dict[str, str]:
-        """Liveness: the process answers."""
+        """Liveness: the process answers (it may not be ready to; see /ready)."""
         return {"status": "ok", "version": __version__}
 
-    @app.get("/ready", tags=["ops"], responses={503: {"model": ErrorBody}})
+    @app.get("/ready", tags=["ops"], responses=_errors(500, 503))
     def ready(request: Request) -> Any:
-        """Readiness: graphs loaded and the evidence store answering."""
+        """Readiness: graphs loaded and the evidence store answering; 503 with the reason otherwise."""
         if request.app.state.engine is None:
             return error_response(503, "not_ready", request.app.state.startup_error or "starting")
         try:
             stats = request.app.state.engine.store.stats()
         except EgqaError as exc:
-            return error_response(503, "store_unavailable", str(exc))
+            log.error("not ready: %s", exc)
+            return error_response(exc.status_code if exc.status_code >= 500 else 503, "store_unavailable",
+                                  public_message(exc))
         return {"status": "ready", "graphs": len(request.app.state.engine.graphs.graphs),
                 "store": {"backend": stats.backend, "triples": stats.triples, "windows": stats.windows}}
 
-    @app.post("/v1/query", response_model=QueryResponse, responses=ERRORS, tags=["qa"])
+    @app.post("/v1/query", response_model=QueryResponse, responses=POST_ERRORS, tags=["qa"])
     def query(body: QueryRequest, request: Request) -> QueryResponse:
         """Judge one proposition in its window and explain the answer with evidence."""
         engine = _engine(request)
         answer = engine.judge([body.to_input()], body.to_options())[0]
         return answer_out(answer, _window(engine, answer.hypothesis.window))
 
-    @app.post("/v1/query/batch", response_model=BatchResponse, responses=ERRORS, tags=["qa"])
+    @app.post("/v1/query/batch", response_model=BatchResponse, responses=POST_ERRORS, tags=["qa"])
     def query_batch(body: BatchRequest, request: Request) -> BatchResponse:
         """Judge many propositions with the same options; results come back in request order."""
-        engine = _engine(request)
-        if len(body.queries) > settings.max_batch:
-            raise PayloadTooLarge(f"batch of {len(body.queries)} propositions; the limit is {settings.max_batch}: "
-                                  "split it into smaller batches")
+        engine = _engine(request)  # the batch size limit is checked on the raw body (service.guards)
         answers = engine.judge([q.to_input() for q in body.queries], body.to_options())
         return BatchResponse(results=[answer_out(a, _window(engine, a.hypothesis.window)) for a in answers])
 
-    @app.get("/v1/entailment", responses=ERRORS, tags=["graphs"])
+    @app.get("/v1/entailment", responses=GET_ERRORS, tags=["graphs"])
     def entailment(request: Request, premise: Annotated[str, Query(max_length=300)],
-                   hypothesis: Annotated[str, Query(max_length=300)],
-                   types: Annotated[str, Query(max_length=100, examples=["person#location"])]) -> dict[str, Any]:
+                   hypothesis: Annotated[str, Query(max_length=300)], types: TypesParam) -> dict[str, Any]:
         """Entailment scores premise -> hypothesis and back, under every measure."""
         engine = _engine(request)
         return {"premise": premise, "hypothesis": hypothesis, "types": types,
                 "scores": engine.entailment(premise, hypothesis, types)}
 
-    @app.get("/v1/predicates/neighbours", responses=ERRORS, tags=["graphs"])
+    @app.get("/v1/predicates/neighbours", responses=GET_ERRORS, tags=["graphs"])
     def neighbours(request: Request, predicate: Annotated[str, Query(max_length=300)],
-                   types: Annotated[str, Query(max_length=100)], measure: str | None = None,
+                   types: TypesParam, measure: Annotated[str | None, Query(max_length=50)] = None,
                    limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> dict[str, Any]:
         """What a typed predicate entails and what entails it, best first."""
         engine = _engine(request)
@@ -134,17 +209,17 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
         return {"predicate": predicate, "types": types, "measure": measure,
                 "entails": edges("entails"), "entailed_by": edges("entailed_by")}
 
-    @app.get("/v1/graphs", tags=["graphs"])
+    @app.get("/v1/graphs", responses=LIST_ERRORS, tags=["graphs"])
     def graphs(request: Request) -> dict[str, Any]:
         """The loaded graphs: type pairs, node and edge counts, manifests."""
         engine = _engine(request)
         items = [{"name": g.name, "types": list(g.types), "nodes": len(g.nodes),
-                  "edges": {m: int(len(mat[0])) for m, mat in sorted(g.matrices.items())}, "manifest": g.manifest}
+                  "edges": {m: int(len(mat[0])) for m, mat in sorted(g.matrices.items())}, "manifest": _public_manifest(g.manifest)}
                  for g in engine.graphs.graphs.values()]
-        return {"path": str(engine.graphs.path), "measures": engine.graphs.measures, "scorers": engine.scorers,
+        return {"measures": engine.graphs.measures, "scorers": engine.scorers,
                 "default_scorer": engine.default_scorer, "graphs": items}
 
-    @app.get("/v1/windows", tags=["qa"])
+    @app.get("/v1/windows", responses=LIST_ERRORS, tags=["qa"])
     def windows(request: Request) -> dict[str, Any]:
         """Every window that holds news, with its dates and article and triple counts."""
         engine = _engine(request)

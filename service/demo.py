@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,15 +52,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class ServiceProcess:
+    """A running `egqa serve` child process: its URL and process id."""
+
+    url: str
+    pid: int
+
+
 @contextmanager
-def running_service(graphs: Path, store_url: str, log_path: Path, timeout: float = 180.0) -> Iterator[str]:
-    """Start `egqa serve` in a child process, wait until /ready, yield its URL, stop it afterwards."""
+def service_process(graphs: Path, store_url: str, log_path: Path, timeout: float = 180.0,
+                    env: Mapping[str, str] | None = None) -> Iterator[ServiceProcess]:
+    """Start `egqa serve` in a child process (extra EGQA_* settings in `env`), wait until /ready, stop it after."""
     port = free_port()
-    env = {**os.environ, "EGQA_GRAPHS_DIR": str(graphs), "EGQA_STORE_URL": store_url, "EGQA_PORT": str(port),
-           "EGQA_HOST": "127.0.0.1", "EGQA_LOG_LEVEL": "warning"}
+    child_env = {**os.environ, "EGQA_GRAPHS_DIR": str(graphs), "EGQA_STORE_URL": store_url, "EGQA_PORT": str(port),
+                 "EGQA_HOST": "127.0.0.1", "EGQA_LOG_LEVEL": "warning", **(env or {})}
     url = f"http://127.0.0.1:{port}"
     with log_path.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "service", "serve"], env=env, stdout=sink, stderr=sink)
+        proc = subprocess.Popen([sys.executable, "-m", "service", "serve"], env=child_env, stdout=sink, stderr=sink)
         try:
             deadline = time.monotonic() + timeout
             while True:
@@ -74,13 +83,20 @@ def running_service(graphs: Path, store_url: str, log_path: Path, timeout: float
                 if time.monotonic() > deadline:
                     raise StoreError(f"the service was not ready after {timeout:.0f}s; see {log_path}")
                 time.sleep(0.5)
-            yield url
+            yield ServiceProcess(url, proc.pid)
         finally:
             proc.terminate()
             try:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+@contextmanager
+def running_service(graphs: Path, store_url: str, log_path: Path, timeout: float = 180.0) -> Iterator[str]:
+    """Start `egqa serve` in a child process, wait until /ready, yield its URL, stop it afterwards."""
+    with service_process(graphs, store_url, log_path, timeout) as service:
+        yield service.url
 
 
 def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = print,

@@ -124,9 +124,13 @@ class ScoringEngine:
         if checked is not None and wid in checked:
             return wid
         try:
+            span = window_span(wid, self.window_days)
+        except OverflowError:  # its days fall outside years 1..9999: no news can be there
+            raise NotFoundError(f"no indexed news for window {wid} (its dates lie outside years 1..9999); "
+                                "GET /v1/windows lists the windows that have news") from None
+        try:
             self.store.window(wid)
         except NotFoundError:
-            span = window_span(wid, self.window_days)
             raise NotFoundError(f"no indexed news for window {wid} ({span.start} .. {span.end}); "
                                 "GET /v1/windows lists the windows that have news") from None
         if checked is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import orjson
 
@@ -14,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from graph_builder.errors import EgqaError
 
 log = logging.getLogger(__name__)
+_UNION_BRANCH = re.compile(r"^(none|[a-z]+-[a-z-]+(\[.*\])?)$")
 
 
 class ORJSONResponse(JSONResponse):
@@ -36,6 +38,42 @@ class PayloadTooLarge(EgqaError):
     code = "payload_too_large"
 
 
+class InvalidBody(EgqaError):
+    """A request body that is not UTF-8 JSON the API can read."""
+
+    status_code = 422
+    code = "invalid_json"
+
+
+class UnsupportedMediaType(EgqaError):
+    """A request body sent with a content type other than JSON."""
+
+    status_code = 415
+    code = "unsupported_media_type"
+
+
+class ServiceNotReady(EgqaError):
+    """The graphs or the evidence store failed to open, so data routes cannot answer."""
+
+    status_code = 503
+    code = "not_ready"
+
+
+# What a client is told about server-side failures: the details (paths, addresses) go to the log only.
+PUBLIC_MESSAGES: dict[str, str] = {
+    "store_unavailable": "the evidence store did not answer in time or is unreachable; retry shortly",
+    "model_missing": "a language resource the service needs is not installed; see the service log",
+    "artefact_error": "a graph artefact could not be read; see the service log",
+}
+
+
+def public_message(exc: EgqaError) -> str:
+    """Return what the client may read about `exc`: its message for 4xx, a path-free summary for 5xx."""
+    if exc.status_code < 500 or isinstance(exc, ServiceNotReady):
+        return str(exc)
+    return PUBLIC_MESSAGES.get(exc.code, "the service failed to answer; see the service log")
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that give every failure the same body and a 4xx where the client can fix it."""
 
@@ -43,21 +81,21 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _domain(_: Request, exc: EgqaError) -> ORJSONResponse:
         if exc.status_code >= 500:
             log.error("%s: %s", exc.code, exc)
-        return error_response(exc.status_code, exc.code, str(exc))
+        return error_response(exc.status_code, exc.code, public_message(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> ORJSONResponse:
-        problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "problem": e.get("msg", "")}
-                    for e in exc.errors()]
+        # An optional field is a union with None: its "should be None" branch is noise, and the
+        # union's branch names (constrained-int, ...) are no place a client can find in its body.
+        problems = [{"where": ".".join(str(p) for p in e.get("loc", ()) if not _UNION_BRANCH.match(str(p))),
+                     "problem": e.get("msg", "").removeprefix("Value error, ")}
+                    for e in exc.errors() if e.get("type") != "none_required"]
         message = "; ".join(f"{p['where']}: {p['problem']}" for p in problems[:5]) or "invalid request"
         return error_response(422, "invalid_request", message, problems)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> ORJSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, str(exc.detail))
-
-    @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> ORJSONResponse:
-        log.exception("unexpected error")
-        return error_response(500, "internal_error", f"unexpected {type(exc).__name__}; see the service log")
+        response = error_response(exc.status_code, code, str(exc.detail))
+        response.headers.update(exc.headers or {})  # 405 carries `Allow`
+        return response

@@ -3,11 +3,27 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
+from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE
+from graph_builder.windows import window_of
 from service.engine import Answer, HypothesisInput, Options
+
+# The argument types extraction assigns, from its registry: the only types evidence can carry.
+ARGUMENT_TYPES: tuple[str, ...] = tuple(sorted({*ENTITY_TYPES.values(), UNKNOWN_TYPE}))
+# Window ids whose days fall inside the calendar (years 1..9999) for any window length (1 day is the widest range).
+WINDOW_MIN, WINDOW_MAX = window_of(dt.date.min, 1), window_of(dt.date.max, 1)
+# `types` query parameter: two argument types joined by '#'.
+TYPES_PATTERN = r"^[^#\s]+#[^#\s]+$"
+_TRIPLE = ("subject", "predicate", "object")
+
+
+def opt_str(max_length: int, min_length: int = 0) -> Any:
+    """An optional string field's type: may be left out; the schema says string (not null), bounds inside."""
+    return Annotated[str, Field(min_length=min_length, max_length=max_length)] | SkipJsonSchema[None]
 
 
 class ErrorDetail(BaseModel):
@@ -29,10 +45,11 @@ class QueryOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    scorer: str | None = Field(None, description="A graph measure (e.g. binc, weeds, lin, cos) or `exact`.")
+    scorer: opt_str(50) = Field(None, description="A graph measure (e.g. binc, weeds, lin, cos) or `exact`.")
     exclude_same_predicate: bool = Field(False, description="Ignore evidence with the hypothesis' own predicate (benchmark protocol).")
     top_k: int = Field(5, ge=0, le=100, description="Evidence items to return, best first.")
-    threshold: float | None = Field(None, ge=0.0, le=1.0, description="Answer is true when score >= threshold.")
+    threshold: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] | SkipJsonSchema[None] = Field(
+        None, description="Answer is true when score >= threshold (0..1).")
 
     def to_options(self) -> Options:
         """Return the engine's options."""
@@ -42,17 +59,47 @@ class QueryOptions(BaseModel):
 class Proposition(BaseModel):
     """A proposition in a window: free `text`, or `subject`, `predicate`, `object` (predicate may be normalised)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"allOf": [
+        {"oneOf": [{"required": ["text"], "not": {"anyOf": [{"required": [f]} for f in _TRIPLE]}},
+                   {"required": list(_TRIPLE), "not": {"required": ["text"]}}]},
+        {"anyOf": [{"required": ["date"]}, {"required": ["window"]}]},
+    ]})
 
-    text: str | None = Field(None, max_length=2000, examples=["Google was fined by the European Commission."])
-    subject: str | None = Field(None, max_length=300)
-    predicate: str | None = Field(None, max_length=300, examples=["(visit.1,visit.2)", "was fined by"])
-    object: str | None = Field(None, max_length=300)
-    subject_type: str | None = Field(None, max_length=50)
-    object_type: str | None = Field(None, max_length=50)
-    date: dt.date | None = Field(None, description="A date in the window (YYYY-MM-DD).")
-    window: int | None = Field(None, description="The window id (see GET /v1/windows).")
-    exclude_sentence_ids: list[str] = Field(default_factory=list, max_length=1000)
+    text: opt_str(2000, 1) = Field(None, examples=["Google was fined by the European Commission."],
+                                   description="A sentence stating the proposition; or give `subject`, `predicate` "
+                                   "and `object`.")
+    subject: opt_str(300, 1) = None
+    predicate: opt_str(300, 1) = Field(None, examples=["(visit.1,visit.2)", "was fined by"])
+    object: opt_str(300, 1) = None
+    subject_type: opt_str(50) = Field(None, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
+                                      description="The subject's type (default: from the store or the parser).")
+    object_type: opt_str(50) = Field(None, json_schema_extra={"enum": list(ARGUMENT_TYPES)},
+                                     description="The object's type (default: from the store or the parser).")
+    date: dt.date | SkipJsonSchema[None] = Field(None, description="A date in the window (YYYY-MM-DD); or give `window`.")
+    window: Annotated[int, Field(strict=True, ge=WINDOW_MIN, le=WINDOW_MAX)] | SkipJsonSchema[None] = Field(
+        None, description="The window id (see GET /v1/windows); or give `date`.")
+    exclude_sentence_ids: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=1000)
+
+    @field_validator("subject_type", "object_type")
+    @classmethod
+    def _known_type(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if value.strip().lower() not in ARGUMENT_TYPES:
+            raise ValueError(f"unknown argument type {value!r}; valid types: {', '.join(ARGUMENT_TYPES)}")
+        return value.strip().lower()
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Proposition:
+        triple = [getattr(self, f) for f in _TRIPLE]
+        if self.text is not None and any(v is not None for v in triple):
+            raise ValueError("give either `text` or `subject`/`predicate`/`object`, not both")
+        if self.text is None and not all(v is not None for v in triple):
+            missing = ", ".join(f"`{f}`" for f, v in zip(_TRIPLE, triple, strict=True) if v is None)
+            raise ValueError(f"give `text`, or `subject`, `predicate` and `object` (missing {missing})")
+        if self.date is None and self.window is None:
+            raise ValueError("give the proposition's `date` (YYYY-MM-DD) or its `window` id")
+        return self
 
     def to_input(self) -> HypothesisInput:
         """Return the engine's input."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -16,7 +16,7 @@ class Settings(BaseSettings):
     graphs_dir: Path = Field(Path("out/demo/graphs"), description="Folder of entailment-graph artefacts.")
     store_url: str = Field("sqlite:///out/demo/evidence.db", description="Evidence store URL (sqlite:///path or http(s)://host:port).")
     default_scorer: str | None = Field(None, description="Scorer when a request names none (default: the graphs' default, binc).")
-    threshold: float = Field(0.05, ge=0.0, le=1.0, description="Score at or above which the answer is true.")
+    threshold: float = Field(0.05, ge=0.0, le=1.0, allow_inf_nan=False, description="Score at or above which the answer is true.")
     window_days: int = Field(3, ge=1, description="Context window length the store was indexed with.")
     max_batch: int = Field(1000, ge=1, description="Most hypotheses in one batch request.")
     max_text_chars: int = Field(2000, ge=10, description="Longest free-text proposition accepted.")
@@ -25,6 +25,11 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535, description="Port `egqa serve` binds.")
     workers: int = Field(1, ge=1, description="Uvicorn worker processes.")
     log_level: str = Field("info", description="Uvicorn log level.")
+    api_key: SecretStr | None = Field(None, description="When set, every route but /health and /ready needs it (Authorization: Bearer or X-API-Key).")
+    max_body_bytes: int = Field(2_000_000, ge=1024, description="Largest request body accepted; bigger ones get 413 before they are read.")
+    strict: bool = Field(False, description="Refuse to start when the graphs or the evidence store fail to open.")
+    store_timeout: float = Field(1.0, gt=0.0, le=60.0, description="Seconds an evidence-store call may take before the request gets 503.")
+    store_connections: int = Field(4, ge=1, le=64, description="Most SQLite connections the service holds open.")
 
     @field_validator("log_level")
     @classmethod
@@ -33,3 +38,12 @@ class Settings(BaseSettings):
         if value.lower() not in levels:
             raise ValueError(f"log_level must be one of {', '.join(levels)}")
         return value.lower()
+
+    @field_validator("api_key")
+    @classmethod
+    def _usable_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None  # EGQA_API_KEY= (empty) means no key, as if unset
+        if len(value.get_secret_value()) < 16:
+            raise ValueError("api_key must be at least 16 characters (e.g. `openssl rand -hex 32`)")
+        return value

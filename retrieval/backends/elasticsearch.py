@@ -100,7 +100,7 @@ class ElasticsearchStore:
     def __init__(self, hosts: str, *, prefix: str = "egqa", create: bool = True,
                  window_days: int = DEFAULT_WINDOW_DAYS, request_timeout: float = 10.0,
                  bulk_timeout: float = 120.0, chunk_size: int = 2000, page_size: int = 10000,
-                 replicas: int = 0, window_cache_seconds: float = 10.0) -> None:
+                 replicas: int = 0, window_cache_seconds: float = 10.0, max_connections: int = 10) -> None:
         """Connect lazily to `hosts`; indices are named `<prefix>-triples-<year>` / `<prefix>-articles-<year>`."""
         if not _PREFIX_RE.match(prefix):
             raise InputError(f"bad Elasticsearch index prefix {prefix!r}: use lowercase letters, digits, - _ .")
@@ -122,7 +122,7 @@ class ElasticsearchStore:
         # ~request_timeout per call. The node pool revives its only node on the next call.
         self.client = Elasticsearch(hosts, request_timeout=request_timeout, max_retries=1,
                                     retry_on_timeout=False, retry_on_status=(502, 503, 504),
-                                    serializer=OrjsonSerializer())
+                                    connections_per_node=max_connections, serializer=OrjsonSerializer())
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> ElasticsearchStore:

@@ -1,6 +1,8 @@
-"""The embedded evidence store: one SQLite file in WAL mode, one connection per thread.
+"""The embedded evidence store: one SQLite file in WAL mode, a small bounded pool of connections.
 
-WAL lets any number of reader threads and processes read while one writer ingests. Lookups use the
+WAL lets any number of reader threads and processes read while one writer ingests. Connections are
+borrowed from a pool of at most `max_connections` for one operation each and returned, so a server
+whose worker threads come and go holds a fixed number of connections (and their page caches). Lookups use the
 index (window_id, subj, obj): the evidence query is two index probes, one per argument order. Ingest
 is one INSERT OR IGNORE per batch (idempotent by the unique triple_id); the running argument-type
 counts and article stubs are then computed by SQL over the batch's new rows only (rowid > max before).
@@ -10,9 +12,11 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+import queue
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -75,25 +79,45 @@ def _iso(value: object) -> str:
     return str(value)[:10]
 
 
+def _is_int64(value: int) -> bool:
+    """Return True when SQLite can bind `value` (no window outside int64 holds anything)."""
+    return -(2**63) <= value < 2**63
+
+
 class SQLiteStore:
     """Evidence store in a single SQLite file (the embedded default)."""
 
     backend = "sqlite"
 
-    def __init__(self, path: str | Path, *, create: bool = True,
-                 window_days: int = DEFAULT_WINDOW_DAYS) -> None:
-        """Open (and with `create`, make) the store file at `path`."""
+    def __init__(self, path: str | Path, *, create: bool = True, window_days: int = DEFAULT_WINDOW_DAYS,
+                 max_connections: int = 8, request_timeout: float = 30.0) -> None:
+        """Open (and with `create`, make) the store file at `path`; at most `max_connections` stay open.
+
+        `request_timeout` is how long a call waits for a free connection before raising StoreError.
+        """
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise StoreError(f"{self.path}: no evidence store here (build one with `egqa index`)")
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        if max_connections < 1:
+            raise InputError(f"max_connections must be 1 or more, got {max_connections}")
         self.window_days = window_days
-        self._local = threading.local()
+        self.max_connections = max_connections
+        self.request_timeout = request_timeout
+        self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
         self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._opened = 0
         self._closed = False
-        conn = self._conn()
+        try:
+            with self._borrow() as conn:
+                self._init_file(conn, create, window_days)
+        except BaseException:
+            self.close()  # a file that is no store must not keep its connection open
+            raise
+
+    def _init_file(self, conn: sqlite3.Connection, create: bool, window_days: int) -> None:
+        """Create the schema (with `create`) and check the file is a store of our schema version."""
         try:
             if create:
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -118,35 +142,69 @@ class SQLiteStore:
 
     # -- connections -------------------------------------------------------------------------
 
-    def _conn(self) -> sqlite3.Connection:
-        """Return this thread's connection, opening it on first use."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None:
-            return conn
-        if self._closed:
-            raise StoreError(f"{self.path}: store is closed")
+    def _open(self) -> sqlite3.Connection:
+        """Open one connection with the store's pragmas."""
         try:
-            conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False,
-                                   cached_statements=256)
+            conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, cached_statements=256)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA temp_store=MEMORY")
             conn.execute("PRAGMA cache_size=-65536")
             conn.execute("PRAGMA mmap_size=268435456")
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open evidence store: {exc}") from exc
-        self._local.conn = conn
-        with self._lock:
-            self._connections.append(conn)
         return conn
 
-    def close(self) -> None:
-        """Close every connection this store opened."""
-        with self._lock:
-            self._closed = True
-            for conn in self._connections:
+    @contextmanager
+    def _borrow(self) -> Iterator[sqlite3.Connection]:
+        """Lend a pooled connection for one operation: an idle one, a new one under the cap, or wait."""
+        if self._closed:
+            raise StoreError(f"{self.path}: store is closed")
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                grow = self._opened < self.max_connections
+                self._opened += grow
+            if grow:
+                try:
+                    conn = self._open()
+                except BaseException:
+                    with self._lock:
+                        self._opened -= 1
+                    raise
+            else:
+                try:
+                    conn = self._idle.get(timeout=self.request_timeout)
+                except queue.Empty:
+                    raise StoreError(f"{self.path}: all {self.max_connections} connections stayed busy for "
+                                     f"{self.request_timeout:g} s") from None
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:  # an operation that failed midway must not leave its transaction open
+                conn.rollback()
+            if self._closed:
                 conn.close()
-            self._connections.clear()
-        self._local = threading.local()
+                with self._lock:
+                    self._opened -= 1
+            else:
+                self._idle.put(conn)
+
+    @property
+    def open_connections(self) -> int:
+        """How many connections the store holds open now (idle or lent)."""
+        return self._opened
+
+    def close(self) -> None:
+        """Close every idle connection now and every lent one when it comes back."""
+        self._closed = True
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                break
+            with self._lock:
+                self._opened -= 1
 
     def __enter__(self) -> SQLiteStore:
         return self
@@ -167,10 +225,9 @@ class SQLiteStore:
             return 0
         cols["date"] = [d if isinstance(d, str) else _iso(d) for d in cols["date"]]
         values = zip(*(cols[f] for f in TRIPLE_FIELDS), strict=True)  # sqlite stores bool as 0/1
-        conn = self._conn()
         placeholders = ", ".join("?" * len(_COLS))
         try:
-            with conn:
+            with self._borrow() as conn, conn:
                 # IMMEDIATE takes the write lock first, so no other writer can slip rows in between
                 # reading max(rowid) and inserting: rows with a larger rowid are exactly this batch's new ones.
                 conn.execute("BEGIN IMMEDIATE")
@@ -221,7 +278,7 @@ class SQLiteStore:
         names = ", ".join("window_id" if f == "window" else f for f in ARTICLE_FIELDS)
         updates = ", ".join(f"{n} = excluded.{n}" for n in names.split(", ") if n != "article_id")
         try:
-            with self._conn() as conn:
+            with self._borrow() as conn, conn:
                 conn.executemany(f"INSERT INTO articles ({names}) VALUES ({', '.join('?' * len(ARTICLE_FIELDS))}) "
                                  f"ON CONFLICT (article_id) DO UPDATE SET {updates}", values)
         except sqlite3.Error as exc:
@@ -253,17 +310,20 @@ class SQLiteStore:
     def evidence(self, window: int, arg_a: str, arg_b: str, exclude_sentence_ids: Iterable[str] = (),
                  limit: int | None = None) -> list[Evidence]:
         """Return the window's triples about the pair (a, b) in either order, by (date, triple_id)."""
+        if not _is_int64(window):
+            return []
         try:
-            return self._lookup(self._conn(), window, arg_a, arg_b, frozenset(exclude_sentence_ids), limit)
+            with self._borrow() as conn:
+                return self._lookup(conn, window, arg_a, arg_b, frozenset(exclude_sentence_ids), limit)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
 
     def evidence_many(self, queries: Sequence[EvidenceQuery]) -> list[list[Evidence]]:
         """Answer many evidence lookups at once, one result list per query, in query order."""
-        conn = self._conn()
         try:
-            return [self._lookup(conn, q.window, q.arg_a, q.arg_b, frozenset(q.exclude_sentence_ids), q.limit)
-                    for q in queries]
+            with self._borrow() as conn:
+                return [self._lookup(conn, q.window, q.arg_a, q.arg_b, frozenset(q.exclude_sentence_ids), q.limit)
+                        if _is_int64(q.window) else [] for q in queries]
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
 
@@ -274,7 +334,8 @@ class SQLiteStore:
                f"UNION ALL SELECT window_id, 0, count(*) FROM triples {where} GROUP BY window_id"
                f") GROUP BY w ORDER BY w")
         try:
-            rows = self._conn().execute(sql, params * 2).fetchall()
+            with self._borrow() as conn:
+                rows = conn.execute(sql, params * 2).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot count windows: {exc}") from exc
         out = []
@@ -289,7 +350,7 @@ class SQLiteStore:
 
     def window(self, window_id: int) -> WindowInfo:
         """Return one window's counts; raise NotFoundError when the store holds nothing for it."""
-        found = self._window_counts("WHERE window_id = ?", (window_id,))
+        found = self._window_counts("WHERE window_id = ?", (window_id,)) if _is_int64(window_id) else []
         if not found:
             raise NotFoundError(f"window {window_id} holds no articles or triples in this store")
         return found[0]
@@ -297,8 +358,9 @@ class SQLiteStore:
     def argument_types(self, arg: str) -> list[TypeCount]:
         """Return the types an argument was seen with, most frequent first (ties by type name)."""
         try:
-            rows = self._conn().execute("SELECT type, n FROM arg_types WHERE arg = ? ORDER BY n DESC, type",
-                                        (arg,)).fetchall()
+            with self._borrow() as conn:
+                rows = conn.execute("SELECT type, n FROM arg_types WHERE arg = ? ORDER BY n DESC, type",
+                                    (arg,)).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: argument type lookup failed: {exc}") from exc
         return [TypeCount(t, int(n)) for t, n in rows]
@@ -306,19 +368,19 @@ class SQLiteStore:
     def stats(self) -> StoreStats:
         """Return the store's totals."""
         try:
-            conn = self._conn()
-            triples = conn.execute("SELECT count(*) FROM triples").fetchone()[0]
-            articles = conn.execute("SELECT count(*) FROM articles").fetchone()[0]
-            windows, first, last = conn.execute(
-                "SELECT count(DISTINCT w), min(w), max(w) FROM (SELECT window_id AS w FROM articles "
-                "UNION SELECT window_id FROM triples)").fetchone()
+            with self._borrow() as conn:
+                triples = conn.execute("SELECT count(*) FROM triples").fetchone()[0]
+                articles = conn.execute("SELECT count(*) FROM articles").fetchone()[0]
+                windows, first, last = conn.execute(
+                    "SELECT count(DISTINCT w), min(w), max(w) FROM (SELECT window_id AS w FROM articles "
+                    "UNION SELECT window_id FROM triples)").fetchone()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot read stats: {exc}") from exc
         return StoreStats(self.backend, str(self.path), int(triples), int(articles), int(windows), first, last)
 
     def drop(self) -> None:
         """Delete every row (the file stays); for tests and rebuilds."""
-        with self._conn() as conn:
+        with self._borrow() as conn, conn:
             conn.execute("DELETE FROM triples")
             conn.execute("DELETE FROM articles")
             conn.execute("DELETE FROM arg_types")

@@ -5,8 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import multiprocessing as mp
 import threading
+import time
 from pathlib import Path
 
+import pytest
+
+from graph_builder.errors import StoreError
 from retrieval.backends.sqlite import SQLiteStore
 from tests.retrieval.rows import triple
 
@@ -67,3 +71,50 @@ def test_readers_never_fail_or_see_partial_batches_while_writing(tmp_path: Path)
         assert all(c % PER_BATCH == 0 for c in counts)  # a batch is one transaction
         assert counts == sorted(counts)  # a reader never goes back in time
     assert len(store.evidence(window, "oil", "opec")) == BATCHES * PER_BATCH
+
+
+def _open_files(path: Path) -> int:
+    """Return how many file descriptors of this process point at `path` (one per SQLite connection)."""
+    target = str(path.resolve())
+    count = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            count += fd.resolve() == Path(target) if fd.is_symlink() else 0
+        except OSError:
+            continue
+    return count
+
+
+def test_connections_stay_bounded_as_threads_come_and_go(tmp_path: Path) -> None:
+    """A server's worker threads come and go; the store's connections (and their page caches) must not."""
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path, max_connections=3)
+    store.add_triples(_batch(0))
+    window = store.windows()[0].id
+    counts: list[int] = []
+
+    def read() -> None:
+        counts.append(len(store.evidence(window, "oil", "opec")))
+
+    for _ in range(10):  # ten bursts of twenty fresh threads
+        threads = [threading.Thread(target=read) for _ in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert counts == [PER_BATCH] * 200
+    assert store.open_connections <= 3 and _open_files(path) <= 3
+    store.close()
+    assert store.open_connections == 0 and _open_files(path) == 0
+
+
+def test_busy_pool_gives_a_store_error_after_the_timeout(tmp_path: Path) -> None:
+    """When every connection stays lent longer than the timeout, the caller gets StoreError, not a hang."""
+    store = SQLiteStore(tmp_path / "store.db", max_connections=1, request_timeout=0.3)
+    with store._borrow():  # hold the only connection
+        start = time.monotonic()
+        with pytest.raises(StoreError, match="busy"):
+            store.windows()
+        assert 0.25 < time.monotonic() - start < 2.0
+    assert store.windows() == []
+    store.close()

@@ -1,0 +1,63 @@
+"""A served `egqa serve` process keeps its SQLite connections and memory bounded under bursts of requests."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import httpx
+
+from graph_builder.triples import read_triples
+from service.demo import service_process
+from tests.conftest import Build
+
+BURSTS, CONCURRENT, CONNECTIONS = 8, 80, 4
+
+
+def open_files(pid: int, path: Path) -> int:
+    """Return how many file descriptors of process `pid` point at `path` (one per SQLite connection)."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            count += Path(fd.readlink()) == path
+        except OSError:
+            continue
+    return count
+
+
+def rss_mb(pid: int) -> float:
+    """Return the resident set size of process `pid` in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+async def _burst(url: str, bodies: list[dict[str, object]]) -> list[int]:
+    """Send every body at once on its own connection; return the status codes."""
+    limits = httpx.Limits(max_connections=len(bodies), max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
+        answers = await asyncio.gather(*(http.post("/v1/query", json=b) for b in bodies))
+    return [a.status_code for a in answers]
+
+
+def test_connections_and_rss_stay_bounded_after_bursts(reuters_build: Build, tmp_path: Path) -> None:
+    rows = read_triples(reuters_build.triples, columns=["subj", "predicate", "obj", "subj_type", "obj_type",
+                                                        "date"]).to_pylist()
+    rng = random.Random(3)
+    db = Path(reuters_build.sqlite_url.removeprefix("sqlite:///")).resolve()
+    env = {"EGQA_STORE_CONNECTIONS": str(CONNECTIONS)}
+    with service_process(reuters_build.graphs, reuters_build.sqlite_url, tmp_path / "serve.log", env=env) as svc:
+        connections, rss = [], []
+        for _ in range(BURSTS):
+            bodies = [{"subject": r["subj"], "predicate": r["predicate"], "object": r["obj"],
+                       "subject_type": r["subj_type"], "object_type": r["obj_type"], "date": r["date"].isoformat()}
+                      for r in rng.sample(rows, CONCURRENT)]
+            statuses = asyncio.run(_burst(svc.url, bodies))
+            assert statuses == [200] * CONCURRENT
+            connections.append(open_files(svc.pid, db))
+            rss.append(rss_mb(svc.pid))
+    print(f"connections after each burst: {connections}; RSS MB: {[round(r) for r in rss]}")
+    assert max(connections) <= CONNECTIONS
+    assert rss[-1] <= rss[0] * 1.25, f"RSS grew from {rss[0]:.0f} MB to {rss[-1]:.0f} MB"
