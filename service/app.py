@@ -11,7 +11,8 @@ from fastapi import FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from graph_builder import __version__
-from graph_builder.errors import EgqaError, InputError
+from graph_builder.embeddings import SentenceEncoder, load_encoder
+from graph_builder.errors import EgqaError, InputError, ModelMissingError
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.windows import window_span
 from retrieval.factory import open_store
@@ -32,12 +33,26 @@ log = logging.getLogger(__name__)
 ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 404, 413, 422, 503)}
 
 
+def open_encoder(settings: Settings) -> SentenceEncoder | None:
+    """Load the sentence-embedding model when the settings ask for it and the `lm` extra is installed."""
+    if not settings.lm:
+        return None
+    try:
+        return load_encoder()
+    except ModelMissingError as exc:
+        log.warning("LM scorers (lm_cosine, +smooth) not offered: %s", exc)
+        return None
+
+
 def open_engine(settings: Settings) -> ScoringEngine:
     """Open the graphs and the evidence store named by the settings and build the engine."""
     graphs = GraphSet.load(settings.graphs_dir)
+    extra = {name: GraphSet.load(path) for name, path in sorted(settings.extra_graphs.items())}
     store = open_store(settings.store_url, create=False)  # a wrong path is an error, not an empty store
     return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
-                         window_days=settings.window_days, max_evidence=settings.max_evidence)
+                         window_days=settings.window_days, max_evidence=settings.max_evidence, extra_graphs=extra,
+                         encoder=open_encoder(settings), smooth_k=settings.smooth_k,
+                         smooth_min_cosine=settings.smooth_min_cosine)
 
 
 def _engine(request: Request) -> ScoringEngine:
@@ -116,7 +131,7 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
     def entailment(request: Request, premise: Annotated[str, Query(max_length=300)],
                    hypothesis: Annotated[str, Query(max_length=300)],
                    types: Annotated[str, Query(max_length=100, examples=["person#location"])]) -> dict[str, Any]:
-        """Entailment scores premise -> hypothesis and back, under every measure."""
+        """Entailment scores premise -> hypothesis and back, under every graph scorer (measures, +smooth, extra sets)."""
         engine = _engine(request)
         return {"premise": premise, "hypothesis": hypothesis, "types": types,
                 "scores": engine.entailment(premise, hypothesis, types)}
@@ -142,7 +157,11 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
                   "edges": {m: int(len(mat[0])) for m, mat in sorted(g.matrices.items())}, "manifest": g.manifest}
                  for g in engine.graphs.graphs.values()]
         return {"path": str(engine.graphs.path), "measures": engine.graphs.measures, "scorers": engine.scorers,
-                "default_scorer": engine.default_scorer, "graphs": items}
+                "default_scorer": engine.default_scorer, "graphs": items,
+                "predicate_embeddings": engine.graphs.embeddings is not None,
+                "extra_graphs": {name: {"path": str(g.path), "measure": g.default_measure,
+                                        "predicate_embeddings": g.embeddings is not None}
+                                 for name, g in engine.extra_graphs.items()}}
 
     @app.get("/v1/windows", tags=["qa"])
     def windows(request: Request) -> dict[str, Any]:

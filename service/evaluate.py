@@ -132,6 +132,21 @@ async def _score_batch(client: httpx.AsyncClient, base: str, scorer: str, batch:
     raise StoreError(f"{base}: HTTP {response.status_code}: {response.text[:300]}")
 
 
+async def _check_scorers(client: httpx.AsyncClient, base: str, config: EvalConfig) -> None:
+    """Refuse scorers the service does not offer before sending any batch (else every entry would fail)."""
+    try:
+        response = await client.get(f"{base}/v1/graphs")
+    except httpx.TransportError:
+        return  # the batches retry and report an unreachable service themselves
+    if response.status_code != 200:
+        return
+    offered = response.json().get("scorers", [])
+    unknown = [s for s in config.scorers if s not in offered]
+    if unknown:
+        raise InputError(f"the service at {base} offers no scorer {', '.join(map(repr, unknown))}; "
+                         f"it offers: {', '.join(offered)}")
+
+
 async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig, partial: Path,
                progress: Callable[[int], None] | None) -> None:
     done = _read_partial(partial)
@@ -142,6 +157,7 @@ async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig,
     semaphore = asyncio.Semaphore(config.concurrency)
     limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
     async with httpx.AsyncClient(timeout=config.timeout, limits=limits) as client:
+        await _check_scorers(client, base, config)
         with partial.open("ab") as sink:
             async def one(scorer: str, batch: list[dict[str, Any]]) -> None:
                 async with semaphore:
@@ -185,8 +201,9 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
 def format_table(report: dict[str, dict[str, float | int]]) -> str:
     """Return the report as a fixed-width table, best AUC_norm first."""
     rows = sorted(report.items(), key=lambda kv: (-float(kv[1]["auc_norm"]), kv[0]))
-    lines = [f"{'scorer':<8} {'AUC_norm':>9} {'AUC_50':>8} {'xi':>6} {'coverage':>9} {'n':>6} {'failed':>6}"]
+    width = max([8, *(len(s) for s in report)])
+    lines = [f"{'scorer':<{width}} {'AUC_norm':>9} {'AUC_50':>8} {'xi':>6} {'coverage':>9} {'n':>6} {'failed':>6}"]
     for scorer, m in rows:
-        lines.append(f"{scorer:<8} {100 * float(m['auc_norm']):>8.1f}% {100 * float(m['auc_50']):>7.1f}% "
+        lines.append(f"{scorer:<{width}} {100 * float(m['auc_norm']):>8.1f}% {100 * float(m['auc_50']):>7.1f}% "
                      f"{float(m['xi']):>6.3f} {100 * float(m['coverage']):>8.1f}% {int(m['n']):>6} {int(m.get('failed', 0)):>6}")
     return "\n".join(lines)

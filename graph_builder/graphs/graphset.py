@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest
 from graph_builder.graphs.counts import graph_name, typed_node
@@ -38,8 +39,28 @@ class Query:
 
 
 @dataclass(frozen=True)
+class Smoothing:
+    """LM premise smoothing (McKenna et al. 2023): a premise missing from its typed graph is scored through
+    its `k` nearest nodes of that graph (same slot types and order) whose predicate words' embedding has a
+    cosine of at least `min_cosine` with its own. `embed` maps texts to unit rows (the `lm` extra)."""
+
+    embed: Callable[[Sequence[str]], npt.NDArray[np.float32]]
+    k: int = 4
+    min_cosine: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_smoothing(self.k, self.min_cosine)
+
+
+def check_smoothing(k: int, min_cosine: float) -> None:
+    """Raise InputError unless k >= 1 and min_cosine lies in [-1, 1]."""
+    if k < 1 or not -1.0 <= min_cosine <= 1.0:
+        raise InputError(f"smoothing needs k >= 1 and min_cosine in [-1, 1], got k={k}, min_cosine={min_cosine}")
+
+
+@dataclass(frozen=True)
 class BatchScores:
-    """Scores of a batch; `stage` tells how each was found: typed, fuzzy, backoff or none."""
+    """Scores of a batch; `stage` tells how each was found: typed, fuzzy, smoothed, backoff or none."""
 
     scores: npt.NDArray[np.float64]
     stage: list[str]
@@ -75,10 +96,13 @@ def lookup_scores(matrix: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, row
 class GraphSet:
     """All graphs of one build or import, with the fuzzy index; scores premise -> hypothesis."""
 
-    def __init__(self, path: Path, manifest: dict[str, Any], graphs: dict[str, Graph]) -> None:
+    def __init__(self, path: Path, manifest: dict[str, Any], graphs: dict[str, Graph],
+                 embeddings: PredicateEmbeddings | None = None) -> None:
         self.path = path
         self.manifest = manifest
         self.graphs = graphs
+        self.embeddings = embeddings
+        self._slots: dict[str, dict[str, npt.NDArray[np.int64]]] = {}
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -89,7 +113,7 @@ class GraphSet:
         path = Path(path)
         manifest = read_graphset_manifest(path, verify)
         graphs = {name: load_graph(path / name, verify) for name in sorted(manifest["graphs"])}
-        return cls(path, manifest, graphs)
+        return cls(path, manifest, graphs, load_predicate_embeddings(path, manifest["graphs"], verify))
 
     @property
     def measures(self) -> list[str]:
@@ -150,7 +174,7 @@ class GraphSet:
         return [graph.index[e.node] for e in
                 self.fuzzy.lookup(predicate, graph.name, FUZZY_LIMIT, self.min_count)]
 
-    def _resolve(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
+    def _resolve(self, q: Query, fuzzy: bool, smooth: bool = False) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
         a, b = q.types
         typed = self.graphs.get(graph_name(a, b)) if q.typed else None
         if typed is not None:
@@ -165,10 +189,18 @@ class GraphSet:
             p, h = typed.index.get(p_node), typed.index.get(h_node)
             if p is not None and h is not None:
                 return "typed", [(typed.name, [p], [h])]
+            ps, hs = [], []
             if fuzzy:
                 ps, hs = self._candidates(typed, q.premise), self._candidates(typed, q.hypothesis)
                 if ps and hs:
                     return "fuzzy", [(typed.name, ps, hs)]
+            hs = [h] if h is not None else hs
+            if smooth and p is None and not ps and hs:
+                # Filled in by score_batch with the premise's nearest nodes; backoff if none is near enough.
+                return "smoothed", [(typed.name, [], hs)]
+        return self._backoff(q, fuzzy)
+
+    def _backoff(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
         if not fuzzy:
             return "none", []
         # Cross-graph backoff: every graph knowing both predicates (any orientation) gives one score.
@@ -181,15 +213,54 @@ class GraphSet:
                 found.append((name, ps, hs))
         return ("backoff", found) if found else ("none", [])
 
-    def score_batch(self, queries: Sequence[Query], measure: str | None = None, fuzzy: bool = True) -> BatchScores:
-        """Score many queries with one vectorised CSR lookup per graph; max within a graph, mean across."""
+    def _slot_rows(self, graph: Graph, slots: str) -> npt.NDArray[np.int64]:
+        """Rows of a graph whose nodes have these slot types in this order (`#person#location`)."""
+        if graph.name not in self._slots:
+            by_slots: dict[str, list[int]] = {}
+            for i, node in enumerate(graph.nodes):
+                by_slots.setdefault(_slots_of(node), []).append(i)
+            self._slots[graph.name] = {k: np.asarray(v, dtype=np.int64) for k, v in by_slots.items()}
+        return self._slots[graph.name].get(slots, np.zeros(0, dtype=np.int64))
+
+    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: list[list[tuple[str, list[int], list[int]]]],
+                smoothing: Smoothing) -> list[int]:
+        """Fill the premise side of pending queries with nearest nodes; return the queries left ungrounded."""
+        if self.embeddings is None or not pending:
+            return pending
+        words = [predicate_words(queries[qid].premise) for qid in pending]
+        rows = smoothing.embed(words)
+        left = []
+        for qid, row in zip(pending, rows, strict=True):
+            q = queries[qid]
+            name, _, hs = groups[qid][0]
+            graph = self.graphs[name]
+            a, b = q.types
+            candidates = self._slot_rows(graph, _slots_of(typed_node(q.premise, a, b, q.premise_reversed)))
+            near = self.embeddings.nearest(name, row[None, :], smoothing.k, smoothing.min_cosine, candidates)[0]
+            if near:
+                groups[qid] = [(name, [j for j, _ in near], hs)]
+            else:
+                left.append(qid)
+        return left
+
+    def score_batch(self, queries: Sequence[Query], measure: str | None = None, fuzzy: bool = True,
+                    smoothing: Smoothing | None = None) -> BatchScores:
+        """Score many queries with one vectorised CSR lookup per graph; max within a graph, mean across.
+
+        With `smoothing` (and predicate embeddings loaded) a premise missing from its typed graph is
+        scored through its nearest nodes there (stage `smoothed`) before cross-graph backoff."""
         measure = self.check_measure(measure)
-        stages: list[str] = []
+        smooth = smoothing is not None and self.embeddings is not None
+        resolved = [self._resolve(q, fuzzy, smooth) for q in queries]
+        stages = [stage for stage, _ in resolved]
+        groups = [found for _, found in resolved]
+        if smooth:
+            pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
+            for qid in self._smooth(queries, pending, groups, smoothing):  # type: ignore[arg-type]
+                stages[qid], groups[qid] = self._backoff(queries[qid], fuzzy)
         per_graph: dict[str, list[tuple[int, int, int]]] = {}
-        for qid, q in enumerate(queries):
-            stage, groups = self._resolve(q, fuzzy)
-            stages.append(stage)
-            for name, ps, hs in groups:
+        for qid, found in enumerate(groups):
+            for name, ps, hs in found:
                 bucket = per_graph.setdefault(name, [])
                 bucket.extend((qid, p, h) for p in ps for h in hs)
         n_q = len(queries)
@@ -214,3 +285,9 @@ class GraphSet:
             counts = np.bincount(q_of, minlength=n_q)
             scores = np.divide(sums, counts, out=np.zeros(n_q), where=counts > 0)
         return BatchScores(scores=scores, stage=stages)
+
+
+def _slots_of(node: str) -> str:
+    """Return the slot-type suffix of a typed node: `(visit.1,visit.2)#person#location` -> `#person#location`."""
+    parts = node.rsplit("#", 2)
+    return f"#{parts[1]}#{parts[2]}" if len(parts) == 3 else ""

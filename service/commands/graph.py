@@ -1,4 +1,4 @@
-"""`egqa graph build|show|import|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
+"""`egqa graph build|show|import|embed|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from graph_builder.errors import InputError
 from graph_builder.graphs.build import BuildParams, build_graphs
 from graph_builder.graphs.graphset import GraphSet, parse_types
 
-graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, export, evaluate.",
+graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, embed, export, evaluate.",
                         no_args_is_help=True)
 
 
@@ -92,6 +92,23 @@ def import_(
     edges = "  ".join(f"{k} {v:,}" for k, v in totals["edges"].items())
     typer.echo(f"graphs {totals['graphs']:,}  nodes {totals['nodes']:,}  edges: {edges}  "
                f"(source rules {manifest['source'].get('rules', 'n/a')})")
+
+
+@graph_app.command("embed")
+def embed(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder; embeddings go to <graphs>/embeddings.")],
+    batch_size: Annotated[int, typer.Option(help="Predicate texts per progress step.")] = 256,
+) -> None:
+    """Embed every node's predicate words with the sentence model (the `lm` extra) for premise smoothing."""
+    from graph_builder.embeddings import embed_graphset
+
+    if batch_size < 1:
+        raise InputError("--batch-size must be 1 or more")
+    manifest = embed_graphset(graphs, batch_size=batch_size)
+    nodes = sum(g["nodes"] for g in manifest["graphs"].values())
+    typer.echo(f"graphs {len(manifest['graphs']):,}  nodes {nodes:,}  distinct predicate texts {manifest['texts']:,}  "
+               f"model {manifest['model']} ({manifest['encoder']})")
+    typer.echo(f"embeddings: {graphs / 'embeddings'}")
 
 
 @graph_app.command("export")
