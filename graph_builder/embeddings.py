@@ -102,10 +102,11 @@ class _Layer:
 class SentenceEncoder:
     """all-MiniLM-L6-v2 in numpy: `encode(texts)` returns L2-normalised float32 rows."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, threads: int | None = 1) -> None:
         try:
             from safetensors.numpy import load_file
             from scipy.special import erf
+            from threadpoolctl import threadpool_limits
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ModelMissingError(f"sentence embeddings need {exc.name}; {INSTALL_HINT}") from None
@@ -113,6 +114,10 @@ class SentenceEncoder:
 
         self.folder = folder or model_dir()
         self._erf = erf
+        # BLAS threads while encoding (None: the library's default). One is the default: on a machine whose
+        # cores are busy, OpenBLAS' threads wait on each other and run several times slower (bench/embeddings.py).
+        self.threads = threads
+        self._limits = threadpool_limits
         config = orjson.loads((self.folder / "config.json").read_bytes())
         self.hidden = int(config["hidden_size"])
         self.heads = int(config["num_attention_heads"])
@@ -148,23 +153,26 @@ class SentenceEncoder:
     def _forward(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.float32]) -> Vectors:
         batch, length = ids.shape
         heads, size = self.heads, self.hidden // self.heads
-        x = self.word[ids] + self.position[:length] + self.token_type
+        # Dense layers run as 2-D products over all tokens (stacked 3-D products call BLAS once per sentence).
+        x = (self.word[ids] + self.position[:length] + self.token_type).reshape(batch * length, self.hidden)
         x = _layer_norm(x, *self.ln0, self.eps)
         # Padding keys get a large negative score, as in the reference (dtype minimum added to the logits).
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         scale = np.float32(1.0 / np.sqrt(size))
         for layer in self.layers:
-            qkv = (x @ layer.qkv_w + layer.qkv_b).reshape(batch, length, 3, heads, size).transpose(2, 0, 3, 1, 4)
-            logits = (qkv[0] @ qkv[1].transpose(0, 1, 3, 2)) * scale + bias
+            qkv = (x @ layer.qkv_w + layer.qkv_b).reshape(batch, length, 3, heads, size)
+            q, k, v = (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))  # (batch, heads, length, size)
+            logits = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
             logits -= logits.max(axis=-1, keepdims=True)
             probs = np.exp(logits)
             probs /= probs.sum(axis=-1, keepdims=True)
-            context = (probs @ qkv[2]).transpose(0, 2, 1, 3).reshape(batch, length, self.hidden)
+            context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch * length, self.hidden)
             x = _layer_norm(x + context @ layer.out_w + layer.out_b, *layer.ln1, self.eps)
             up = x @ layer.up_w + layer.up_b
             up = up * np.float32(0.5) * (np.float32(1.0) + self._erf(up * np.float32(1 / np.sqrt(2)))).astype(np.float32)
             x = _layer_norm(x + up @ layer.down_w + layer.down_b, *layer.ln2, self.eps)
-        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        tokens = x.reshape(batch, length, self.hidden)
+        pooled = (tokens * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
@@ -178,16 +186,17 @@ class SentenceEncoder:
         encodings = self.tokenizer.encode_batch([str(t) for t in texts])
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(lengths, kind="stable")
-        for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            length = int(lengths[rows].max())
-            ids = np.zeros((len(rows), length), dtype=np.int64)
-            mask = np.zeros((len(rows), length), dtype=np.float32)
-            for k, r in enumerate(rows):
-                n = lengths[r]
-                ids[k, :n] = encodings[r].ids
-                mask[k, :n] = 1.0
-            out[rows] = self._forward(ids, mask)
+        with self._limits(limits=self.threads, user_api="blas"):
+            for start in range(0, len(order), batch_size):
+                rows = order[start:start + batch_size]
+                length = int(lengths[rows].max())
+                ids = np.zeros((len(rows), length), dtype=np.int64)
+                mask = np.zeros((len(rows), length), dtype=np.float32)
+                for k, r in enumerate(rows):
+                    n = lengths[r]
+                    ids[k, :n] = encodings[r].ids
+                    mask[k, :n] = 1.0
+                out[rows] = self._forward(ids, mask)
         return out
 
 
