@@ -163,7 +163,7 @@ def onnx_session(folder: Path, threads: int) -> Callable[[np.ndarray, np.ndarray
         nodes, "minilm", [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["b", "l"]),
                           helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["b", "l"])],
         [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["b", "l", hidden])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     onnx.checker.check_model(model, full_check=True)
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
@@ -187,6 +187,7 @@ def onnx_encoder(threads: int) -> Callable[[Sequence[str]], np.ndarray]:
     run = onnx_session(folder, threads)
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.no_padding()
 
     def encode(texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         out = np.zeros((len(texts), 384), dtype=np.float32)
@@ -245,7 +246,7 @@ def main() -> None:
         "numpy": (lambda: SentenceEncoder(threads=args.threads).encode, ["tokenizers", "safetensors", "threadpoolctl"]),
     }
     if importlib.util.find_spec("onnxruntime") and importlib.util.find_spec("onnx"):
-        factories["onnxruntime"] = (lambda: onnx_encoder(args.threads), ["onnxruntime", "tokenizers"])
+        factories["onnxruntime"] = (lambda: onnx_encoder(args.threads), ["onnxruntime", "onnx", "tokenizers"])
     if importlib.util.find_spec("sentence_transformers"):
         factories["torch"] = (lambda: torch_encoder(args.threads), ["sentence-transformers"])
     base = egqa_base()
