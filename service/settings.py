@@ -14,7 +14,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="EGQA_", env_file=".env", extra="ignore")
 
     graphs_dir: Path = Field(Path("out/demo/graphs"), description="Folder of entailment-graph artefacts.")
-    extra_graphs: dict[str, Path] = Field(default_factory=dict, description="More graph sets, each an extra scorer "
+    extra_graphs: dict[str, Path] = Field({}, description="More graph sets, each an extra scorer "
                                           "named by its key, as JSON, e.g. {\"berant\": \"out/berant\"}.")
     lm: bool = Field(True, description="Load the sentence-embedding model (the `lm` extra) for the lm_cosine and "
                                        "+smooth scorers; without the extra these scorers are not offered.")
