@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from graph_builder.embeddings import SentenceEncoder, VectorCache, predicate_words
 from graph_builder.errors import InputError, ModelMissingError
-from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.graphs.graphset import GraphSet, Query, Smoothing
 
 log = logging.getLogger(__name__)
 FORMATS = {"rels": "_rels.txt", "s": "_s.txt"}
@@ -132,15 +133,34 @@ def to_query(pair: LevyPair) -> Query | None:
                  typed=premise_types == (h.type1, h.type2))
 
 
-def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str) -> tuple[np.ndarray, np.ndarray]:
+def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str,
+                smoothing: Smoothing | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Return (scores, grounded flags) of premise -> hypothesis for every pair; unreadable pairs score 0."""
     queries = [to_query(p) for p in pairs]
     present = [i for i, q in enumerate(queries) if q is not None]
-    batch = graphset.score_batch([queries[i] for i in present], measure)
+    batch = graphset.score_batch([queries[i] for i in present], measure, smoothing=smoothing)
     scores = np.zeros(len(pairs))
     grounded = np.zeros(len(pairs), dtype=bool)
     scores[present] = batch.scores
     grounded[present] = batch.grounded
+    return scores, grounded
+
+
+def side_text(side: Side) -> str:
+    """A proposition as plain words for sentence embeddings: `obama visit in hawaii`."""
+    return f"{side.arg1.replace('_', ' ')} {predicate_words(side.predicate)} {side.arg2.replace('_', ' ')}"
+
+
+def lm_cosine_pairs(encoder: SentenceEncoder, pairs: Sequence[LevyPair]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (cosine of premise and hypothesis embedded as text, in [0, 1]; readable flags) per pair."""
+    present = [i for i, p in enumerate(pairs) if p.premise is not None and p.hypothesis is not None]
+    cache = VectorCache(encoder)
+    prem = cache.vectors([side_text(pairs[i].premise) for i in present])  # type: ignore[arg-type]
+    hyp = cache.vectors([side_text(pairs[i].hypothesis) for i in present])  # type: ignore[arg-type]
+    scores = np.zeros(len(pairs))
+    grounded = np.zeros(len(pairs), dtype=bool)
+    scores[present] = np.clip(np.einsum("ij,ij->i", prem, hyp, dtype=np.float64), 0.0, 1.0)
+    grounded[present] = True
     return scores, grounded
 
 
@@ -155,8 +175,13 @@ def dataset_dirs(data_dir: Path) -> list[Path]:
 
 
 def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str] = ("rels",),
-                      png: Path | None = None, extract: Extractor | None = None) -> list[dict[str, Any]]:
-    """Return one row per (set, format, measure) with AUC_norm, AUC_50, xi and coverage; write PR PNGs."""
+                      png: Path | None = None, extract: Extractor | None = None,
+                      encoder: SentenceEncoder | None = None, smooth_k: int = 4,
+                      smooth_min_cosine: float = 0.5) -> list[dict[str, Any]]:
+    """Return one row per (set, format, measure) with AUC_norm, AUC_50, xi and coverage; write PR PNGs.
+
+    With an `encoder` the rows also hold `<measure>+smooth` (when the set has predicate embeddings)
+    and the `lm_cosine` baseline."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
     rows = []
@@ -174,13 +199,22 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
             pairs = read_rels(path) if fmt == "rels" else read_readable(path, extract)
             labels = np.array([p.label for p in pairs], dtype=bool)
             curves = {}
+            parsed = float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))
+            runs: list[tuple[str, Callable[[], tuple[np.ndarray, np.ndarray]]]] = []
             for measure in graphset.measures:
-                scores, grounded = score_pairs(graphset, pairs, measure)
+                runs.append((measure, lambda m=measure: score_pairs(graphset, pairs, m)))
+            if encoder is not None and graphset.embeddings is not None:
+                smoothing = Smoothing(VectorCache(encoder).vectors, smooth_k, smooth_min_cosine)
+                for measure in graphset.measures:
+                    runs.append((f"{measure}+smooth", lambda m=measure: score_pairs(graphset, pairs, m, smoothing)))
+            if encoder is not None:
+                runs.append(("lm_cosine", lambda: lm_cosine_pairs(encoder, pairs)))  # type: ignore[arg-type]
+            for name, run in runs:
+                scores, grounded = run()
                 metrics = evaluate_scores(labels, scores)
-                curves[measure] = pr_curve(labels, scores)
-                rows.append({"set": folder.name, "format": fmt, "measure": measure, **metrics,
-                             "grounded": float(grounded.mean()),
-                             "parsed": float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))})
+                curves[name] = pr_curve(labels, scores)
+                rows.append({"set": folder.name, "format": fmt, "measure": name, **metrics,
+                             "grounded": float(grounded.mean()), "parsed": parsed})
             target = (png.with_name(f"{png.stem}_{folder.name}_{fmt}{png.suffix or '.png'}") if png is not None
                       else graphset.path / f"levyholt_{folder.name}_{fmt}.png")
             plot_pr_curves(curves, target, title=f"LevyHolt {folder.name} ({fmt}) on {graphset.path.name}")
@@ -190,10 +224,11 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
     """Render evaluation rows as a fixed-width table, percentages for the areas and coverage."""
-    head = f"{'set':<8} {'format':<6} {'measure':<8} {'n':>5} {'xi':>6} {'AUC_norm':>9} {'AUC_50':>7} {'coverage':>9} {'grounded':>9}"
+    width = max([8, *(len(str(r["measure"])) for r in rows)])
+    head = f"{'set':<8} {'format':<6} {'measure':<{width}} {'n':>5} {'xi':>6} {'AUC_norm':>9} {'AUC_50':>7} {'coverage':>9} {'grounded':>9}"
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<8} {r['n']:>5} {r['xi']:>6.3f} "
+        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<{width}} {r['n']:>5} {r['xi']:>6.3f} "
                      f"{100 * r['auc_norm']:>9.2f} {100 * r['auc_50']:>7.2f} {100 * r['coverage']:>8.1f}% "
                      f"{100 * r['grounded']:>8.1f}%")
     return "\n".join(lines)

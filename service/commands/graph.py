@@ -131,12 +131,24 @@ def eval_levyholt(
     fmt: Annotated[str, typer.Option("--format", help="rels, s (parsed by our extractor) or both.")] = "rels",
     png: Annotated[Path | None, typer.Option(help="PR curve PNG (default: <graphs>/levyholt_<set>_<format>.png).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+    lm: Annotated[bool, typer.Option("--lm", help="Add <measure>+smooth (needs `egqa graph embed`) and lm_cosine "
+                                                  "rows (the `lm` extra).")] = False,
+    smooth_k: Annotated[int, typer.Option(help="Premise smoothing: nearest nodes per unseen premise.")] = 4,
+    smooth_min_cosine: Annotated[float, typer.Option(help="Premise smoothing: least cosine of a neighbour.")] = 0.5,
 ) -> None:
     """Score LevyHolt premise->hypothesis pairs and print AUC_norm, AUC_50 and coverage per measure."""
     from benchmark.levyholt import evaluate_levyholt, format_table
+    from graph_builder.graphs.graphset import check_smoothing
 
+    check_smoothing(smooth_k, smooth_min_cosine)
     formats = ("rels", "s") if fmt == "both" else (fmt,)
-    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png)
+    encoder = None
+    if lm:
+        from graph_builder.embeddings import load_encoder
+
+        encoder = load_encoder()
+    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png, encoder=encoder, smooth_k=smooth_k,
+                             smooth_min_cosine=smooth_min_cosine)
     typer.echo(orjson.dumps(rows).decode() if as_json else format_table(rows))
 
 
