@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graph_builder.errors import ArtefactError, InputError, ModelMissingError
+from graph_builder.graphs.artefacts import StagingDir, read_graphset_manifest, read_json, sha256_file, write_json
 
 log = logging.getLogger(__name__)
 
@@ -243,20 +244,23 @@ class PredicateEmbeddings:
     vectors: dict[str, Vectors]
 
     def nearest(self, graph: str, query: Vectors, k: int, min_cosine: float = 0.0,
-                rows: npt.NDArray[np.int64] | None = None) -> list[list[tuple[int, float]]]:
-        """Return, per query row, up to k (node, cosine >= min_cosine) of the graph (only `rows` when
-        given), best first by (-cosine, node)."""
+                allowed: npt.NDArray[np.bool_] | None = None, chunk: int = 64) -> list[list[tuple[int, float]]]:
+        """Return, per query row, up to k (node, cosine >= min_cosine) of the graph (only nodes where
+        `allowed` is true, when given), best first by (-cosine, node)."""
         matrix = self.vectors.get(graph)
-        candidates = np.arange(0 if matrix is None else matrix.shape[0]) if rows is None else np.asarray(rows)
-        if matrix is None or candidates.size == 0 or k < 1:
+        if matrix is None or matrix.shape[0] == 0 or k < 1 or (allowed is not None and not allowed.any()):
             return [[] for _ in range(query.shape[0])]
-        sims = np.asarray(query, dtype=np.float32) @ np.asarray(matrix[candidates]).T
-        k = min(k, candidates.size)
-        out = []
-        for row in sims:
-            top = np.argpartition(-row, k - 1)[:k] if k < row.size else np.arange(row.size)
-            pairs = sorted(((int(candidates[j]), float(row[j])) for j in top), key=lambda x: (-x[1], x[0]))
-            out.append([(j, s) for j, s in pairs if s >= min_cosine])
+        k = min(k, matrix.shape[0] if allowed is None else int(allowed.sum()))
+        out: list[list[tuple[int, float]]] = []
+        for start in range(0, query.shape[0], chunk):  # bounded memory: chunk x nodes cosines at a time
+            sims = np.asarray(query[start:start + chunk], dtype=np.float32) @ np.asarray(matrix).T
+            if allowed is not None:
+                sims[:, ~allowed] = -np.inf
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < sims.shape[1] else np.tile(
+                np.arange(sims.shape[1]), (sims.shape[0], 1))
+            for row, cols in zip(sims, top, strict=True):
+                pairs = sorted(((int(j), float(row[j])) for j in cols), key=lambda x: (-x[1], x[0]))
+                out.append([(j, c) for j, c in pairs if c >= min_cosine])
         return out
 
 
@@ -264,8 +268,6 @@ def embed_graphset(graphs_dir: Path, encoder: SentenceEncoder | None = None, bat
                    progress: bool = True) -> dict[str, Any]:
     """Embed the predicate words of every node of a graph set into `<graphs_dir>/embeddings`."""
     from tqdm import tqdm
-
-    from graph_builder.graphs.artefacts import StagingDir, read_graphset_manifest, read_json, sha256_file, write_json
 
     graphs_dir = Path(graphs_dir)
     manifest = read_graphset_manifest(graphs_dir)
@@ -300,8 +302,6 @@ def embed_graphset(graphs_dir: Path, encoder: SentenceEncoder | None = None, bat
 def load_predicate_embeddings(graphs_dir: Path, graph_manifests: Mapping[str, Mapping[str, Any]],
                               verify: bool = True) -> PredicateEmbeddings | None:
     """Open `<graphs_dir>/embeddings` (None when absent); refuse one built for other graphs or corrupted."""
-    from graph_builder.graphs.artefacts import read_json, sha256_file
-
     folder = Path(graphs_dir) / EMBEDDINGS_DIR
     if not (folder / "manifest.json").is_file():
         return None

@@ -102,7 +102,7 @@ class GraphSet:
         self.manifest = manifest
         self.graphs = graphs
         self.embeddings = embeddings
-        self._slots: dict[str, dict[str, npt.NDArray[np.int64]]] = {}
+        self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -213,35 +213,35 @@ class GraphSet:
                 found.append((name, ps, hs))
         return ("backoff", found) if found else ("none", [])
 
-    def _slot_rows(self, graph: Graph, slots: str) -> npt.NDArray[np.int64]:
-        """Rows of a graph whose nodes have these slot types in this order (`#person#location`)."""
-        if graph.name not in self._slots:
-            by_slots: dict[str, list[int]] = {}
-            for i, node in enumerate(graph.nodes):
-                by_slots.setdefault(_slots_of(node), []).append(i)
-            self._slots[graph.name] = {k: np.asarray(v, dtype=np.int64) for k, v in by_slots.items()}
-        return self._slots[graph.name].get(slots, np.zeros(0, dtype=np.int64))
+    def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
+        """Which nodes of a graph have these slot types in this order (`#person#location`)."""
+        key = (graph.name, slots)
+        if key not in self._slots:
+            self._slots[key] = np.array([_slots_of(node) == slots for node in graph.nodes], dtype=bool)
+        return self._slots[key]
 
     def _smooth(self, queries: Sequence[Query], pending: list[int], groups: list[list[tuple[str, list[int], list[int]]]],
                 smoothing: Smoothing) -> list[int]:
         """Fill the premise side of pending queries with nearest nodes; return the queries left ungrounded."""
         if self.embeddings is None or not pending:
             return pending
-        words = [predicate_words(queries[qid].premise) for qid in pending]
-        rows = smoothing.embed(words)
-        left = []
-        for qid, row in zip(pending, rows, strict=True):
+        rows = smoothing.embed([predicate_words(queries[qid].premise) for qid in pending])
+        by_slots: dict[tuple[str, str], list[int]] = {}
+        for k, qid in enumerate(pending):
             q = queries[qid]
-            name, _, hs = groups[qid][0]
-            graph = self.graphs[name]
-            a, b = q.types
-            candidates = self._slot_rows(graph, _slots_of(typed_node(q.premise, a, b, q.premise_reversed)))
-            near = self.embeddings.nearest(name, row[None, :], smoothing.k, smoothing.min_cosine, candidates)[0]
-            if near:
-                groups[qid] = [(name, [j for j, _ in near], hs)]
-            else:
-                left.append(qid)
-        return left
+            slots = _slots_of(typed_node(q.premise, q.types[0], q.types[1], q.premise_reversed))
+            by_slots.setdefault((groups[qid][0][0], slots), []).append(k)
+        left = []
+        for (name, slots), ks in sorted(by_slots.items()):
+            near = self.embeddings.nearest(name, rows[ks], smoothing.k, smoothing.min_cosine,
+                                           self._slot_mask(self.graphs[name], slots))
+            for k, found in zip(ks, near, strict=True):
+                qid = pending[k]
+                if found:
+                    groups[qid] = [(name, [j for j, _ in found], groups[qid][0][2])]
+                else:
+                    left.append(qid)
+        return sorted(left)
 
     def score_batch(self, queries: Sequence[Query], measure: str | None = None, fuzzy: bool = True,
                     smoothing: Smoothing | None = None) -> BatchScores:

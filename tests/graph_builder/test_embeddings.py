@@ -132,8 +132,10 @@ def test_smoothing_grounds_an_unseen_premise(lm_graphs: Path, encoder: SentenceE
     assert buy_own.stage == ["typed"] and buy_own.scores[0] > 0.5
     # "purchase" is read as its nearest node, "buy": it scores what buy -> own scores.
     assert smoothed.stage == ["smoothed"] and smoothed.scores[0] == pytest.approx(buy_own.scores[0])
-    # Known premises are untouched, and a premise with no near neighbour stays ungrounded.
+    # Known premises are untouched; a premise with no near neighbour stays ungrounded, and so does one with
+    # its arguments the other way round (every node here has a person first: none has the premise's slots).
     known = graphs.score_batch([Query("(sell.1,sell.2)", "(own.1,own.2)", types),
-                                Query("(photosynthesise.1,photosynthesise.2)", "(own.1,own.2)", types)],
-                               "binc", smoothing=Smoothing(VectorCache(encoder).vectors, k=1, min_cosine=0.9))
-    assert known.stage == ["typed", "none"]
+                                Query("(photosynthesise.1,photosynthesise.2)", "(own.1,own.2)", types),
+                                Query("(purchase.1,purchase.2)", "(own.1,own.2)", types, premise_reversed=True)],
+                               "binc", smoothing=smoothing)
+    assert known.stage == ["typed", "none", "none"]
