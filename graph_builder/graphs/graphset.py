@@ -178,14 +178,7 @@ class GraphSet:
         a, b = q.types
         typed = self.graphs.get(graph_name(a, b)) if q.typed else None
         if typed is not None:
-            p_node, h_node = typed_node(q.premise, a, b, q.premise_reversed), typed_node(q.hypothesis, a, b)
-            if a == b:
-                # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
-                # Reading one canonical pair makes a query and its reverse read one transposed pair,
-                # so symmetric measures give bit-identical scores both ways.
-                mirrored = (typed_node(q.premise, a, b, not q.premise_reversed), typed_node(q.hypothesis, a, b, True))
-                if sorted(mirrored) < sorted((p_node, h_node)):
-                    p_node, h_node = mirrored
+            p_node, h_node = _typed_pair(q)
             p, h = typed.index.get(p_node), typed.index.get(h_node)
             if p is not None and h is not None:
                 return "typed", [(typed.name, [p], [h])]
@@ -228,8 +221,7 @@ class GraphSet:
         rows = smoothing.embed([predicate_words(queries[qid].premise) for qid in pending])
         by_slots: dict[tuple[str, str], list[int]] = {}
         for k, qid in enumerate(pending):
-            q = queries[qid]
-            slots = _slots_of(typed_node(q.premise, q.types[0], q.types[1], q.premise_reversed))
+            slots = _slots_of(_typed_pair(queries[qid])[0])  # the orientation the hypothesis node was read in
             by_slots.setdefault((groups[qid][0][0], slots), []).append(k)
         left = []
         for (name, slots), ks in sorted(by_slots.items()):
@@ -285,6 +277,20 @@ class GraphSet:
             counts = np.bincount(q_of, minlength=n_q)
             scores = np.divide(sums, counts, out=np.zeros(n_q), where=counts > 0)
         return BatchScores(scores=scores, stage=stages)
+
+
+def _typed_pair(q: Query) -> tuple[str, str]:
+    """Return the (premise, hypothesis) nodes a query reads in its typed graph."""
+    a, b = q.types
+    p_node, h_node = typed_node(q.premise, a, b, q.premise_reversed), typed_node(q.hypothesis, a, b)
+    if a == b:
+        # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
+        # Reading one canonical pair makes a query and its reverse read one transposed pair,
+        # so symmetric measures give bit-identical scores both ways.
+        mirrored = (typed_node(q.premise, a, b, not q.premise_reversed), typed_node(q.hypothesis, a, b, True))
+        if sorted(mirrored) < sorted((p_node, h_node)):
+            return mirrored
+    return p_node, h_node
 
 
 def _slots_of(node: str) -> str:

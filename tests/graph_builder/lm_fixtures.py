@@ -18,6 +18,9 @@ LM_SPECS: list[tuple[str, str, str, str, str]] = (
     + [(f"p{i}", "person", "(sell.1,sell.2)", f"c{i}", "organization") for i in range(6)]
     + [(f"p{i}", "person", "(visit.1,visit.2)", f"c{i}", "organization") for i in range(6, 12)]
     + [(f"p{i}", "person", "(criticise.1,criticise.2)", f"c{i}", "organization") for i in range(3, 9)]
+    # A same-type graph: companies acquire and merge with companies.
+    + [(f"c{i}", "organization", "(acquire.1,acquire.2)", f"d{i}", "organization") for i in range(8)]
+    + [(f"c{i}", "organization", "(merge.1,merge.with.2)", f"d{i}", "organization") for i in range(4, 12)]
 )
 
 

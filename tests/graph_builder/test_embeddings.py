@@ -139,3 +139,22 @@ def test_smoothing_grounds_an_unseen_premise(lm_graphs: Path, encoder: SentenceE
                                 Query("(purchase.1,purchase.2)", "(own.1,own.2)", types, premise_reversed=True)],
                                "binc", smoothing=smoothing)
     assert known.stage == ["typed", "none", "none"]
+
+
+@pytest.mark.parametrize(("unseen", "known"), [
+    ("(purchase.1,purchase.2)", "(acquire.1,acquire.2)"),
+    ("(combine.1,combine.with.2)", "(merge.1,merge.with.2)"),  # premise sorts first: the pair is read mirrored
+])
+def test_smoothing_keeps_the_argument_order_in_a_same_type_graph(lm_graphs: Path, encoder: SentenceEncoder,
+                                                                 unseen: str, known: str) -> None:
+    graphs = GraphSet.load(lm_graphs)
+    orgs = ("organization", "organization")
+    smoothing = Smoothing(VectorCache(encoder).vectors, k=1, min_cosine=0.5)
+    reference = graphs.score_batch([Query(known, known, orgs), Query(known, known, orgs, premise_reversed=True)],
+                                   "binc")
+    assert reference.scores[0] == 1.0 and reference.scores[1] < 1.0  # "X acquired Y" does not say Y acquired X
+    smoothed = graphs.score_batch([Query(unseen, known, orgs), Query(unseen, known, orgs, premise_reversed=True)],
+                                  "binc", smoothing=smoothing)
+    # The unseen premise reads as its nearest node in the same argument order, reversed when it is reversed.
+    assert smoothed.stage == ["smoothed", "smoothed"]
+    np.testing.assert_allclose(smoothed.scores, reference.scores)
