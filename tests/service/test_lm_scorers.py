@@ -178,3 +178,13 @@ def test_evaluator_runs_every_scorer_side_by_side(server: str, tmp_path: Path) -
     assert 0.0 < lines["buy"]["lm_cosine"] < 1.0
     with pytest.raises(InputError, match=r"no scorer 'nope'.*binc\+smooth"):
         evaluate(entries, server, tmp_path / "bad", EvalConfig(("binc", "nope")))
+
+
+def test_serve_reads_extra_graph_sets() -> None:
+    from service.commands.serve import parse_extra_graphs
+
+    assert parse_extra_graphs("berant=out/berant, hosseini=out/h") == {"berant": Path("out/berant"),
+                                                                       "hosseini": Path("out/h")}
+    for bad in ("berant", "=out/b", "berant=", "b=x,b=y"):
+        with pytest.raises(InputError, match="--extra-graphs"):
+            parse_extra_graphs(bad)
