@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# Run as a script, this folder comes first on sys.path and bench/retrieval.py would shadow the package.
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from graph_builder.embeddings import MAX_TOKENS, SentenceEncoder, model_dir  # noqa: E402
