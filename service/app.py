@@ -12,7 +12,8 @@ from fastapi import FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from graph_builder import __version__
-from graph_builder.errors import EgqaError, InputError
+from graph_builder.embeddings import SentenceEncoder, load_encoder
+from graph_builder.errors import EgqaError, InputError, ModelMissingError
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.windows import window_span
 from retrieval.factory import open_store
@@ -59,10 +60,22 @@ class StartupFailed(RuntimeError):
     """Strict mode: the graphs or the store failed to open, so the service refuses to start."""
 
 
+def open_encoder(settings: Settings) -> SentenceEncoder | None:
+    """Load the sentence-embedding model when the settings ask for it and the `lm` extra is installed."""
+    if not settings.lm:
+        return None
+    try:
+        return load_encoder()
+    except ModelMissingError as exc:
+        log.warning("LM scorers (lm_cosine, +smooth) not offered: %s", exc)
+        return None
+
+
 def open_engine(settings: Settings) -> ScoringEngine:
     """Open the graphs and the evidence store named by the settings and build the engine."""
     try:
         graphs = GraphSet.load(settings.graphs_dir)
+        extra = {name: GraphSet.load(path) for name, path in sorted(settings.extra_graphs.items())}
     except EgqaError as exc:
         raise ServiceNotReady(f"the entailment graphs failed to load ({exc.code})") from exc
     try:
@@ -72,7 +85,9 @@ def open_engine(settings: Settings) -> ScoringEngine:
         raise ServiceNotReady(f"the evidence store failed to open ({exc.code})") from exc
     try:
         return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
-                             window_days=settings.window_days, max_evidence=settings.max_evidence)
+                             window_days=settings.window_days, max_evidence=settings.max_evidence, extra_graphs=extra,
+                             encoder=open_encoder(settings), smooth_k=settings.smooth_k,
+                             smooth_min_cosine=settings.smooth_min_cosine)
     except EgqaError:
         store.close()
         raise
@@ -191,7 +206,7 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
     @app.get("/v1/entailment", responses=GET_ERRORS, tags=["graphs"])
     def entailment(request: Request, premise: Annotated[str, Query(max_length=300)],
                    hypothesis: Annotated[str, Query(max_length=300)], types: TypesParam) -> dict[str, Any]:
-        """Entailment scores premise -> hypothesis and back, under every measure."""
+        """Entailment scores premise -> hypothesis and back, under every graph scorer (measures, +smooth, extra sets)."""
         engine = _engine(request)
         return {"premise": premise, "hypothesis": hypothesis, "types": types,
                 "scores": engine.entailment(premise, hypothesis, types)}
@@ -217,7 +232,10 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
                   "edges": {m: int(len(mat[0])) for m, mat in sorted(g.matrices.items())}, "manifest": _public_manifest(g.manifest)}
                  for g in engine.graphs.graphs.values()]
         return {"measures": engine.graphs.measures, "scorers": engine.scorers,
-                "default_scorer": engine.default_scorer, "graphs": items}
+                "default_scorer": engine.default_scorer, "graphs": items,
+                "predicate_embeddings": engine.graphs.embeddings is not None,
+                "extra_graphs": {name: {"measure": g.default_measure, "predicate_embeddings": g.embeddings is not None}
+                                 for name, g in engine.extra_graphs.items()}}
 
     @app.get("/v1/windows", responses=LIST_ERRORS, tags=["qa"])
     def windows(request: Request) -> dict[str, Any]:

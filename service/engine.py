@@ -5,25 +5,33 @@ canonical order and a window; its evidence is the window's triples about the sam
 evidence predicate is scored as premise against the hypothesis predicate in the graphs (typed edge in
 the right orientation, then fuzzy, then cross-graph backoff, REFERENCE §4) and the answer's score is the
 maximum over the evidence. A whole batch is scored with one vectorised graph lookup per scorer.
+
+Scorers: every measure of the loaded graphs; `<measure>+smooth` (LM premise smoothing, McKenna et al.
+2023) when the graphs carry predicate embeddings; `exact`; `lm_cosine` (cosine of the embedded evidence
+sentence and hypothesis); one per extra graph set (e.g. `berant`), plus its `+smooth`. The LM scorers
+need the `lm` extra and are listed only when its model loaded.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from graph_builder.embeddings import INSTALL_HINT, SentenceEncoder, VectorCache, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
-from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.graphs.graphset import GraphSet, Query, Smoothing, check_smoothing
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore
 
 EXACT = "exact"
+LM_COSINE = "lm_cosine"
+SMOOTH = "+smooth"
 NORMALISED_PREDICATE = re.compile(r"^(NEG__)?([a-z][\w'.\-]*__)*\([^(),#\s]+\.[^(),#\s]+,[^(),#\s]+\.[^(),#\s]+\)$")
 _PLACEHOLDERS = ("Alice", "Bob")
 
@@ -76,6 +84,15 @@ class ScoredEvidence:
     match: str
 
 
+@dataclass(frozen=True)
+class GraphScorer:
+    """A scorer reading entailment graphs: which set, which measure, with or without premise smoothing."""
+
+    graphs: GraphSet
+    measure: str
+    smooth: bool = False
+
+
 @dataclass
 class Answer:
     """The judgement of one hypothesis."""
@@ -93,25 +110,52 @@ class ScoringEngine:
     """Judges hypotheses against the evidence store with the loaded entailment graphs."""
 
     def __init__(self, graphs: GraphSet, store: EvidenceStore, *, threshold: float = 0.05,
-                 default_scorer: str | None = None, window_days: int = 3, max_evidence: int = 500) -> None:
+                 default_scorer: str | None = None, window_days: int = 3, max_evidence: int = 500,
+                 extra_graphs: Mapping[str, GraphSet] | None = None, encoder: SentenceEncoder | None = None,
+                 smooth_k: int = 4, smooth_min_cosine: float = 0.5) -> None:
         self.graphs = graphs
         self.store = store
         self.threshold = threshold
         self.window_days = window_days
         self.max_evidence = max_evidence
+        self.encoder = encoder
+        self.extra_graphs = dict(sorted((extra_graphs or {}).items()))
+        check_smoothing(smooth_k, smooth_min_cosine)
+        self.smooth_k = smooth_k
+        self.smooth_min_cosine = smooth_min_cosine
+        self._graph_scorers = self._build_graph_scorers()
         self.default_scorer = self.check_scorer(default_scorer) if default_scorer else graphs.default_measure
+
+    def _build_graph_scorers(self) -> dict[str, GraphScorer]:
+        scorers = {m: GraphScorer(self.graphs, m) for m in self.graphs.measures}
+        for name, extra in self.extra_graphs.items():
+            if name in scorers or name in (EXACT, LM_COSINE) or SMOOTH in name:
+                raise InputError(f"extra graph set name {name!r} clashes with a scorer name; "
+                                 f"taken: {', '.join([*scorers, EXACT, LM_COSINE])}")
+            scorers[name] = GraphScorer(extra, extra.default_measure)
+        if self.encoder is not None:
+            for name, scorer in list(scorers.items()):
+                if scorer.graphs.embeddings is not None:
+                    scorers[name + SMOOTH] = GraphScorer(scorer.graphs, scorer.measure, smooth=True)
+        return scorers
 
     @property
     def scorers(self) -> list[str]:
-        """Every scorer a request may name: the graphs' measures plus the exact-match baseline."""
-        return [*self.graphs.measures, EXACT]
+        """Every scorer a request may name: graph measures (and their +smooth), extra graph sets, exact, lm_cosine."""
+        return [*self._graph_scorers, EXACT, *([LM_COSINE] if self.encoder is not None else [])]
 
     def check_scorer(self, scorer: str | None) -> str:
         """Return a valid scorer name (the default for None) or raise InputError listing the valid ones."""
         scorer = scorer or self.default_scorer
-        if scorer not in self.scorers:
-            raise InputError(f"unknown scorer {scorer!r}; valid scorers: {', '.join(self.scorers)}")
-        return scorer
+        if scorer in self.scorers:
+            return scorer
+        base = scorer.removesuffix(SMOOTH)
+        if scorer == LM_COSINE or (scorer.endswith(SMOOTH) and base in self._graph_scorers):
+            why = (f"the sentence-embedding model is not loaded ({INSTALL_HINT})" if self.encoder is None else
+                   f"{self._graph_scorers[base].graphs.path} has no predicate embeddings "
+                   f"(build them with `egqa graph embed {self._graph_scorers[base].graphs.path}`)")
+            raise InputError(f"scorer {scorer!r} is unavailable: {why}; valid scorers: {', '.join(self.scorers)}")
+        raise InputError(f"unknown scorer {scorer!r}; valid scorers: {', '.join(self.scorers)}")
 
     # -- resolving hypotheses ------------------------------------------------------------------------
     def resolve_window(self, date: dt.date | None, window: int | None, checked: set[int] | None = None) -> int:
@@ -228,23 +272,48 @@ class ScoringEngine:
         exact = np.array([e.aligned and e.predicate == hyps[qi].predicate for qi, e in flat], dtype=bool)
         if scorer == EXACT or not flat:
             return exact.astype(float), ["exact" if x else "none" for x in exact]
+        if scorer == LM_COSINE:
+            return self._lm_cosine(hyps, flat), [LM_COSINE] * len(flat)
+        graph_scorer = self._graph_scorers[scorer]
         queries = [Query(e.predicate, hyps[qi].predicate, (hyps[qi].subj_type, hyps[qi].obj_type), not e.aligned)
                    for qi, e in flat]
-        batch = self.graphs.score_batch(queries, scorer)
+        batch = graph_scorer.graphs.score_batch(queries, graph_scorer.measure, smoothing=self._smoothing(graph_scorer))
         # The same predicate in the same order is the hypothesis itself: it entails it fully.
         scores = np.where(exact, 1.0, np.clip(batch.scores, 0.0, 1.0))
         matches = ["exact" if x else stage for x, stage in zip(exact, batch.stage, strict=True)]
         return scores, matches
 
+    def _smoothing(self, scorer: GraphScorer) -> Smoothing | None:
+        if not scorer.smooth or self.encoder is None:
+            return None
+        return Smoothing(VectorCache(self.encoder).vectors, self.smooth_k, self.smooth_min_cosine)
+
+    def _lm_cosine(self, hyps: Sequence[Hypothesis], flat: list[tuple[int, Evidence]]) -> np.ndarray:
+        """Cosine of each evidence sentence and its hypothesis read as a sentence, in [0, 1]."""
+        assert self.encoder is not None
+        cache = VectorCache(self.encoder)  # a batch repeats sentences: each is embedded once
+        sentences = cache.vectors([e.sentence for _, e in flat])
+        claims = cache.vectors([hypothesis_text(hyps[qi]) for qi, _ in flat])
+        return np.clip(np.einsum("ij,ij->i", sentences, claims, dtype=np.float64), 0.0, 1.0)
+
     def entailment(self, premise: str, hypothesis: str, types: str) -> dict[str, dict[str, object]]:
-        """Score premise -> hypothesis and hypothesis -> premise under every measure of the graphs."""
+        """Score premise -> hypothesis and hypothesis -> premise under every graph scorer."""
         out: dict[str, dict[str, object]] = {}
-        for measure in self.graphs.measures:
-            fwd = self.graphs.score_batch([Query(premise, hypothesis, _types(types))], measure)
-            bwd = self.graphs.score_batch([Query(hypothesis, premise, _types(types))], measure)
-            out[measure] = {"forward": float(fwd.scores[0]), "backward": float(bwd.scores[0]),
-                            "forward_match": fwd.stage[0], "backward_match": bwd.stage[0]}
+        for name, scorer in self._graph_scorers.items():
+            smoothing = self._smoothing(scorer)
+            fwd = scorer.graphs.score_batch([Query(premise, hypothesis, _types(types))], scorer.measure,
+                                            smoothing=smoothing)
+            bwd = scorer.graphs.score_batch([Query(hypothesis, premise, _types(types))], scorer.measure,
+                                            smoothing=smoothing)
+            out[name] = {"forward": float(fwd.scores[0]), "backward": float(bwd.scores[0]),
+                         "forward_match": fwd.stage[0], "backward_match": bwd.stage[0]}
         return out
+
+
+def hypothesis_text(h: Hypothesis) -> str:
+    """The hypothesis as a plain sentence for sentence embeddings: subject, predicate words, object."""
+    words = h.predicate_text or predicate_words(h.predicate)
+    return f"{h.subj} {words} {h.obj}."
 
 
 def _types(types: str) -> tuple[str, str]:

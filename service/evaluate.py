@@ -146,6 +146,21 @@ async def _score_batch(client: httpx.AsyncClient, base: str, scorer: str, batch:
     raise StoreError(f"{base}: HTTP {response.status_code}: {response.text[:300]}")
 
 
+async def _check_scorers(client: httpx.AsyncClient, base: str, config: EvalConfig) -> None:
+    """Refuse scorers the service does not offer before sending any batch (else every entry would fail)."""
+    try:
+        response = await client.get(f"{base}/v1/graphs")
+    except httpx.TransportError:
+        return  # the batches retry and report an unreachable service themselves
+    if response.status_code != 200:
+        return
+    offered = response.json().get("scorers", [])
+    unknown = [s for s in config.scorers if s not in offered]
+    if unknown:
+        raise InputError(f"the service at {base} offers no scorer {', '.join(map(repr, unknown))}; "
+                         f"it offers: {', '.join(offered)}")
+
+
 async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig, partial: Path,
                progress: Callable[[int], None] | None) -> None:
     done = _read_partial(partial)
@@ -156,6 +171,7 @@ async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig,
     semaphore = asyncio.Semaphore(config.concurrency)
     limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
     async with httpx.AsyncClient(timeout=config.timeout, limits=limits) as client:
+        await _check_scorers(client, base, config)
         with partial.open("ab") as sink:
             async def one(scorer: str, batch: list[dict[str, Any]]) -> None:
                 async with semaphore:
@@ -202,10 +218,11 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
 def format_table(report: dict[str, dict[str, Any]]) -> str:
     """Return the report as a fixed-width table in percent, best AUC_norm first, 95% intervals in brackets."""
     rows = sorted(report.items(), key=lambda kv: (-float(kv[1]["auc_norm"]), kv[0]))
-    lines = [f"{'scorer':<8} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} "
+    width = max([8, *(len(s) for s in report)])
+    lines = [f"{'scorer':<{width}} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} "
              f"{'coverage':>8} {'n':>6} {'failed':>6}"]
     for scorer, m in rows:
-        lines.append(f"{scorer:<8} {with_interval(m, 'auc_norm'):>20} {with_interval(m, 'ap_norm'):>20} "
+        lines.append(f"{scorer:<{width}} {with_interval(m, 'auc_norm'):>20} {with_interval(m, 'ap_norm'):>20} "
                      f"{percent(m['auc_50']):>7} {float(m['xi']):>6.3f} {percent(m['coverage']):>8} "
                      f"{int(m['n']):>6} {int(m.get('failed', 0)):>6}")
     boot = next((m["bootstrap"] for m in report.values() if m.get("bootstrap")), None)

@@ -45,7 +45,8 @@ class QueryOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    scorer: opt_str(50) = Field(None, description="A graph measure (e.g. binc, weeds, lin, cos) or `exact`.")
+    scorer: opt_str(50) = Field(None, description="A scorer from GET /v1/graphs: a graph measure (binc, weeds, lin, "
+                                "cos), `<measure>+smooth`, an extra graph set (e.g. berant), `exact` or `lm_cosine`.")
     exclude_same_predicate: bool = Field(False, description="Ignore evidence with the hypothesis' own predicate (benchmark protocol).")
     top_k: int = Field(5, ge=0, le=100, description="Evidence items to return, best first.")
     threshold: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] | SkipJsonSchema[None] = Field(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest
 from graph_builder.graphs.counts import graph_name, typed_node
@@ -38,8 +39,28 @@ class Query:
 
 
 @dataclass(frozen=True)
+class Smoothing:
+    """LM premise smoothing (McKenna et al. 2023): a premise missing from its typed graph is scored through
+    its `k` nearest nodes of that graph (same slot types and order) whose predicate words' embedding has a
+    cosine of at least `min_cosine` with its own. `embed` maps texts to unit rows (the `lm` extra)."""
+
+    embed: Callable[[Sequence[str]], npt.NDArray[np.float32]]
+    k: int = 4
+    min_cosine: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_smoothing(self.k, self.min_cosine)
+
+
+def check_smoothing(k: int, min_cosine: float) -> None:
+    """Raise InputError unless k >= 1 and min_cosine lies in [-1, 1]."""
+    if k < 1 or not -1.0 <= min_cosine <= 1.0:
+        raise InputError(f"smoothing needs k >= 1 and min_cosine in [-1, 1], got k={k}, min_cosine={min_cosine}")
+
+
+@dataclass(frozen=True)
 class BatchScores:
-    """Scores of a batch; `stage` tells how each was found: typed, fuzzy, backoff or none."""
+    """Scores of a batch; `stage` tells how each was found: typed, fuzzy, smoothed, backoff or none."""
 
     scores: npt.NDArray[np.float64]
     stage: list[str]
@@ -75,10 +96,13 @@ def lookup_scores(matrix: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, row
 class GraphSet:
     """All graphs of one build or import, with the fuzzy index; scores premise -> hypothesis."""
 
-    def __init__(self, path: Path, manifest: dict[str, Any], graphs: dict[str, Graph]) -> None:
+    def __init__(self, path: Path, manifest: dict[str, Any], graphs: dict[str, Graph],
+                 embeddings: PredicateEmbeddings | None = None) -> None:
         self.path = path
         self.manifest = manifest
         self.graphs = graphs
+        self.embeddings = embeddings
+        self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -89,7 +113,7 @@ class GraphSet:
         path = Path(path)
         manifest = read_graphset_manifest(path, verify)
         graphs = {name: load_graph(path / name, verify) for name in sorted(manifest["graphs"])}
-        return cls(path, manifest, graphs)
+        return cls(path, manifest, graphs, load_predicate_embeddings(path, manifest["graphs"], verify))
 
     @property
     def measures(self) -> list[str]:
@@ -150,25 +174,26 @@ class GraphSet:
         return [graph.index[e.node] for e in
                 self.fuzzy.lookup(predicate, graph.name, FUZZY_LIMIT, self.min_count)]
 
-    def _resolve(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
+    def _resolve(self, q: Query, fuzzy: bool, smooth: bool = False) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
         a, b = q.types
         typed = self.graphs.get(graph_name(a, b)) if q.typed else None
         if typed is not None:
-            p_node, h_node = typed_node(q.premise, a, b, q.premise_reversed), typed_node(q.hypothesis, a, b)
-            if a == b:
-                # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
-                # Reading one canonical pair makes a query and its reverse read one transposed pair,
-                # so symmetric measures give bit-identical scores both ways.
-                mirrored = (typed_node(q.premise, a, b, not q.premise_reversed), typed_node(q.hypothesis, a, b, True))
-                if sorted(mirrored) < sorted((p_node, h_node)):
-                    p_node, h_node = mirrored
+            p_node, h_node = _typed_pair(q)
             p, h = typed.index.get(p_node), typed.index.get(h_node)
             if p is not None and h is not None:
                 return "typed", [(typed.name, [p], [h])]
+            ps, hs = [], []
             if fuzzy:
                 ps, hs = self._candidates(typed, q.premise), self._candidates(typed, q.hypothesis)
                 if ps and hs:
                     return "fuzzy", [(typed.name, ps, hs)]
+            hs = [h] if h is not None else hs
+            if smooth and p is None and not ps and hs:
+                # Filled in by score_batch with the premise's nearest nodes; backoff if none is near enough.
+                return "smoothed", [(typed.name, [], hs)]
+        return self._backoff(q, fuzzy)
+
+    def _backoff(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
         if not fuzzy:
             return "none", []
         # Cross-graph backoff: every graph knowing both predicates (any orientation) gives one score.
@@ -181,15 +206,53 @@ class GraphSet:
                 found.append((name, ps, hs))
         return ("backoff", found) if found else ("none", [])
 
-    def score_batch(self, queries: Sequence[Query], measure: str | None = None, fuzzy: bool = True) -> BatchScores:
-        """Score many queries with one vectorised CSR lookup per graph; max within a graph, mean across."""
+    def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
+        """Which nodes of a graph have these slot types in this order (`#person#location`)."""
+        key = (graph.name, slots)
+        if key not in self._slots:
+            self._slots[key] = np.array([_slots_of(node) == slots for node in graph.nodes], dtype=bool)
+        return self._slots[key]
+
+    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: list[list[tuple[str, list[int], list[int]]]],
+                smoothing: Smoothing) -> list[int]:
+        """Fill the premise side of pending queries with nearest nodes; return the queries left ungrounded."""
+        if self.embeddings is None or not pending:
+            return pending
+        rows = smoothing.embed([predicate_words(queries[qid].premise) for qid in pending])
+        by_slots: dict[tuple[str, str], list[int]] = {}
+        for k, qid in enumerate(pending):
+            slots = _slots_of(_typed_pair(queries[qid])[0])  # the orientation the hypothesis node was read in
+            by_slots.setdefault((groups[qid][0][0], slots), []).append(k)
+        left = []
+        for (name, slots), ks in sorted(by_slots.items()):
+            near = self.embeddings.nearest(name, rows[ks], smoothing.k, smoothing.min_cosine,
+                                           self._slot_mask(self.graphs[name], slots))
+            for k, found in zip(ks, near, strict=True):
+                qid = pending[k]
+                if found:
+                    groups[qid] = [(name, [j for j, _ in found], groups[qid][0][2])]
+                else:
+                    left.append(qid)
+        return sorted(left)
+
+    def score_batch(self, queries: Sequence[Query], measure: str | None = None, fuzzy: bool = True,
+                    smoothing: Smoothing | None = None) -> BatchScores:
+        """Score many queries with one vectorised CSR lookup per graph; max within a graph, mean across.
+
+        With `smoothing` (and predicate embeddings loaded) a premise missing from its typed graph is
+        scored through its nearest nodes there (stage `smoothed`) before cross-graph backoff."""
         measure = self.check_measure(measure)
-        stages: list[str] = []
+        smooth = smoothing is not None and self.embeddings is not None
+        resolved = [self._resolve(q, fuzzy, smooth) for q in queries]
+        stages = [stage for stage, _ in resolved]
+        groups = [found for _, found in resolved]
+        if smooth:
+            pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
+            for qid in self._smooth(queries, pending, groups, smoothing):  # type: ignore[arg-type]
+                stages[qid], groups[qid] = self._backoff(queries[qid], fuzzy)
         per_graph: dict[str, list[tuple[int, int, int]]] = {}
-        for qid, q in enumerate(queries):
-            stage, groups = self._resolve(q, fuzzy)
-            stages.append(stage)
-            for name, ps, hs in groups:
+        for qid, found in enumerate(groups):
+            for name, ps, hs in found:
                 bucket = per_graph.setdefault(name, [])
                 bucket.extend((qid, p, h) for p in ps for h in hs)
         n_q = len(queries)
@@ -265,3 +328,21 @@ def edge_stats(graphset: GraphSet, measure: str | None = None) -> dict[str, Any]
         neg += int(np.sum(partner[r] == c))
     return {"measure": measure, "edges": edges, "pairs_at_1_both_ways": both_one,
             "pairs_near_1_both_ways": both_near, "neg_edges": neg}
+def _typed_pair(q: Query) -> tuple[str, str]:
+    """Return the (premise, hypothesis) nodes a query reads in its typed graph."""
+    a, b = q.types
+    p_node, h_node = typed_node(q.premise, a, b, q.premise_reversed), typed_node(q.hypothesis, a, b)
+    if a == b:
+        # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
+        # Reading one canonical pair makes a query and its reverse read one transposed pair,
+        # so symmetric measures give bit-identical scores both ways.
+        mirrored = (typed_node(q.premise, a, b, not q.premise_reversed), typed_node(q.hypothesis, a, b, True))
+        if sorted(mirrored) < sorted((p_node, h_node)):
+            return mirrored
+    return p_node, h_node
+
+
+def _slots_of(node: str) -> str:
+    """Return the slot-type suffix of a typed node: `(visit.1,visit.2)#person#location` -> `#person#location`."""
+    parts = node.rsplit("#", 2)
+    return f"#{parts[1]}#{parts[2]}" if len(parts) == 3 else ""

@@ -1,4 +1,4 @@
-"""`egqa graph build|show|top|import|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
+"""`egqa graph build|show|top|stats|import|embed|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from graph_builder.graphs.build import BuildParams, build_graphs
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
 
-graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, export, evaluate.",
+graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, embed, export, evaluate.",
                         no_args_is_help=True)
 
 
@@ -137,6 +137,23 @@ def import_(
                f"(source rules {manifest['source'].get('rules', 'n/a')})")
 
 
+@graph_app.command("embed")
+def embed(
+    graphs: Annotated[Path, typer.Argument(help="Graph set folder; embeddings go to <graphs>/embeddings.")],
+    batch_size: Annotated[int, typer.Option(help="Predicate texts per progress step.")] = 256,
+) -> None:
+    """Embed every node's predicate words with the sentence model (the `lm` extra) for premise smoothing."""
+    from graph_builder.embeddings import embed_graphset
+
+    if batch_size < 1:
+        raise InputError("--batch-size must be 1 or more")
+    manifest = embed_graphset(graphs, batch_size=batch_size)
+    nodes = sum(g["nodes"] for g in manifest["graphs"].values())
+    typer.echo(f"graphs {len(manifest['graphs']):,}  nodes {nodes:,}  distinct predicate texts {manifest['texts']:,}  "
+               f"model {manifest['model']} ({manifest['encoder']})")
+    typer.echo(f"embeddings: {graphs / 'embeddings'}")
+
+
 @graph_app.command("export")
 def export(
     graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
@@ -159,13 +176,25 @@ def eval_levyholt(
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
     measures: Annotated[str | None, typer.Option(help="Comma-separated measures (default: every measure of the set).")] = None,
     long: Annotated[bool, typer.Option("--long", help="One row per set and measure with every metric.")] = False,
+    lm: Annotated[bool, typer.Option("--lm", help="Add <measure>+smooth (needs `egqa graph embed`) and lm_cosine "
+                                                  "rows (the `lm` extra).")] = False,
+    smooth_k: Annotated[int, typer.Option(help="Premise smoothing: nearest nodes per unseen premise.")] = 4,
+    smooth_min_cosine: Annotated[float, typer.Option(help="Premise smoothing: least cosine of a neighbour.")] = 0.5,
 ) -> None:
     """Score LevyHolt premise->hypothesis pairs with every measure; print them side by side per set."""
     from benchmark.levyholt import evaluate_levyholt, format_side_by_side, format_table
+    from graph_builder.graphs.graphset import check_smoothing
 
+    check_smoothing(smooth_k, smooth_min_cosine)
     formats = ("rels", "s") if fmt == "both" else (fmt,)
     chosen = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
-    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png, measures=chosen)
+    encoder = None
+    if lm:
+        from graph_builder.embeddings import load_encoder
+
+        encoder = load_encoder()
+    rows = evaluate_levyholt(GraphSet.load(graphs), data_dir, formats, png, measures=chosen, encoder=encoder,
+                             smooth_k=smooth_k, smooth_min_cosine=smooth_min_cosine)
     if as_json:
         typer.echo(orjson.dumps(rows).decode())
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -18,12 +19,15 @@ def serve(
     store: Annotated[str | None, typer.Option(help="Evidence store URL (EGQA_STORE_URL).")] = None,
     host: Annotated[str | None, typer.Option(help="Bind address (EGQA_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (EGQA_PORT).")] = None,
+    extra_graphs: Annotated[str | None, typer.Option(help="More graph sets as scorers, name=folder[,name=folder] "
+                                                          "(EGQA_EXTRA_GRAPHS, JSON), e.g. berant=out/berant.")] = None,
 ) -> None:
     """Serve the egqa REST API (OpenAPI docs at /docs)."""
     import uvicorn
 
-    overrides = {k: v for k, v in {"graphs_dir": graphs, "store_url": store, "host": host, "port": port}.items()
-                 if v is not None}
+    extra = parse_extra_graphs(extra_graphs) if extra_graphs is not None else None
+    overrides = {k: v for k, v in {"graphs_dir": graphs, "store_url": store, "host": host, "port": port,
+                                   "extra_graphs": extra}.items() if v is not None}
     try:
         settings = Settings(**overrides)
     except ValidationError as exc:
@@ -31,13 +35,27 @@ def serve(
     if settings.workers > 1:
         # Each worker process builds its own app from the environment, so overrides travel as EGQA_* vars.
         for key, value in overrides.items():
-            os.environ[f"EGQA_{key.upper()}"] = str(value)
+            text = json.dumps({k: str(v) for k, v in value.items()}) if isinstance(value, dict) else str(value)
+            os.environ[f"EGQA_{key.upper()}"] = text
         uvicorn.run("service.app:app_from_env", factory=True, host=settings.host, port=settings.port,
                     workers=settings.workers, log_level=settings.log_level)
         return
     from service.app import create_app
 
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level)
+
+
+def parse_extra_graphs(text: str) -> dict[str, Path]:
+    """Read `name=folder,name=folder` into a mapping, refusing empty or repeated names."""
+    out: dict[str, Path] = {}
+    for item in (x.strip() for x in text.split(",") if x.strip()):
+        name, sep, folder = item.partition("=")
+        if not sep or not name.strip() or not folder.strip():
+            raise InputError(f"--extra-graphs wants name=folder items, got {item!r}")
+        if name.strip() in out:
+            raise InputError(f"--extra-graphs names {name.strip()!r} twice")
+        out[name.strip()] = Path(folder.strip())
+    return out
 
 
 def register(app: typer.Typer) -> None:
