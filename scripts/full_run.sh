@@ -18,7 +18,7 @@ EVAL_FROM="${EGQA_EVAL_FROM:-2012-01-01}"
 PORT="${EGQA_FULL_PORT:-8765}"
 ES_PORT=9250
 LEVYHOLT=../shared/data/levyholt
-BERANT=../shared/data/berant2011
+BERANT=../shared/data/berant2011/original-edgelist.txt
 SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant}"
 mkdir -p "$OUT"
 
@@ -41,9 +41,10 @@ stage() {
 
 serve_and_evaluate() {  # NAME STORE_URL: start the service on the store, evaluate dev and test over HTTP, stop it
   local name="$1" store="$2" pid
-  EGQA_GRAPHS_DIR="$OUT/graphs" EGQA_STORE_URL="$store" EGQA_PORT="$PORT" \
-    EGQA_EXTRA_GRAPHS="berant=$OUT/berant" /usr/bin/time -v -o "$OUT/serve-$name.time" \
-    egqa serve > "$OUT/serve-$name.log" 2>&1 &
+  # Batches of 200 propositions over the whole evaluation store: allow a store call more than the 1 s default.
+  EGQA_STORE_TIMEOUT="${EGQA_STORE_TIMEOUT:-30}" /usr/bin/time -v -o "$OUT/serve-$name.time" \
+    egqa serve --graphs "$OUT/graphs" --store "$store" --port "$PORT" --extra-graphs "berant=$OUT/berant" \
+    > "$OUT/serve-$name.log" 2>&1 &
   pid=$!
   trap 'pkill -TERM -P $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' RETURN
   for _ in $(seq 1 300); do
