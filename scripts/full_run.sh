@@ -61,6 +61,8 @@ serve_and_evaluate() {  # NAME STORE_URL: start the service on the store, evalua
 
 # 1. Typed triples from every article (TRAIN before EVAL_FROM, TEST from it on; exact duplicates dropped).
 stage extract egqa extract "$CORPUS" --out "$OUT/triples" --eval-from "$EVAL_FROM"
+# (egqa extract ends with this; as its own stage it is timed apart and re-runnable: one type per name.)
+stage types egqa types "$OUT/triples"
 # 2. Entailment graphs from the graph-induction period only.
 stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN --overwrite
 # 3. Predicate embeddings for LM premise smoothing; Berant et al. (2011) rules as a graph set of their own.
