@@ -21,6 +21,7 @@ LEVYHOLT=../shared/data/levyholt
 BERANT=../shared/data/berant2011/original-edgelist.txt
 SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant}"
 mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
 
 stage() {
   local name="$1"; shift
@@ -69,14 +70,14 @@ stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN -
 stage embed egqa graph embed "$OUT/graphs"
 stage berant egqa graph import "$BERANT" --format berant --out "$OUT/berant" --overwrite
 # 4. The evidence store holds the evaluation period only.
-stage index egqa index "$OUT/triples" --store "sqlite:///$PWD/$OUT/evidence.db" --split TEST
+stage index egqa index "$OUT/triples" --store "sqlite:///$OUT/evidence.db" --split TEST
 # 5. A BoOQA-style benchmark from the evaluation period, thresholds scaled to a 100k-article corpus
 #    (paper: 15 articles, 15 predicates, 30 argument pairs, on a corpus with far more articles per window).
 stage benchmark egqa benchmark build "$OUT/triples" --out "$OUT/benchmark" \
   --min-pair-articles 2 --min-pair-predicates 2 --min-predicate-pairs 5 --max-positives 4000
 stage audit egqa benchmark audit "$OUT/benchmark"
 # 6. Every scorer over HTTP on dev and test.
-stage evaluate serve_and_evaluate sqlite "sqlite:///$PWD/$OUT/evidence.db"
+stage evaluate serve_and_evaluate sqlite "sqlite:///$OUT/evidence.db"
 # 7. The same graphs on LevyHolt dev and dev_dir.
 stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long
 # 8. Optionally the same store and evaluation through a real Elasticsearch.
