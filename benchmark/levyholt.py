@@ -210,13 +210,13 @@ def format_side_by_side(rows: Sequence[dict[str, Any]]) -> str:
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     cell = {(r["set"], r["format"], r["measure"]): r for r in rows}
     labels = [f"{s} ({f})" if len({f for _, f in sets}) > 1 else s for s, f in sets]
-    head = f"{'measure':<11}" + "".join(f" | {label:^19}" for label in labels)
-    sub = f"{'':<11}" + " | AUC_norm  coverage" * len(sets)
+    head = f"{'measure':<11}" + "".join(f" | {label:^18}" for label in labels)
+    sub = f"{'':<11}" + " | AUC_norm coverage" * len(sets)
     lines = [head, sub, "-" * len(head)]
     for m in measures:
         parts = []
         for s, f in sets:
             r = cell.get((s, f, m))
-            parts.append(f" | {100 * r['auc_norm']:>8.2f} {100 * r['coverage']:>8.1f}%" if r else f" | {'':>19}")
+            parts.append(f" | {100 * r['auc_norm']:>8.2f} {100 * r['coverage']:>8.1f}%" if r else f" | {'':>18}")
         lines.append(f"{m:<11}" + "".join(parts))
     return "\n".join(lines)
