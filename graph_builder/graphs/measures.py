@@ -266,7 +266,8 @@ def measure_matrix(counts: sp.spmatrix | sp.sparray, measure: str, top_k: int | 
     check_measures([measure])
     base = base_measure(measure)
     if base not in LOCAL_MEASURES:
-        raise InputError(f"{measure!r} is not a local measure; valid: {', '.join(LOCAL_MEASURES)} and their _clean twins")
+        raise InputError(f"{measure!r} is not a local measure; "
+                         f"valid: {', '.join(LOCAL_MEASURES)} and their _clean twins")
     clean = measure.endswith(CLEAN_SUFFIX)
     prep = prepare(counts, excluded if clean else None, partner if clean else None, min_shared if clean else 1)
     parts = []

@@ -166,7 +166,8 @@ def naive_clean(rows: list[tuple[str, str, str]], nodes: list[str], feats: list[
             if len(shared) < min_shared:
                 continue
             dot = sum(dense[p][j] * dense[q][j] for j in shared)
-            out["cos"][(p, q)] = dot / (math.sqrt(sum(x * x for x in dense[p])) * math.sqrt(sum(x * x for x in dense[q])))
+            norm_p, norm_q = (math.sqrt(sum(x * x for x in dense[k])) for k in (p, q))
+            out["cos"][(p, q)] = dot / (norm_p * norm_q)
             sp_, sq = sum(w(p, j) for j in shared), sum(w(q, j) for j in shared)
             if sp_ > 0 and sq > 0:
                 fp, fq = sum(w(p, j) for j in range(f)), sum(w(q, j) for j in range(f))
