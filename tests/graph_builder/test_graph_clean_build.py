@@ -153,3 +153,20 @@ def test_edge_stats_count_both_way_ones_and_negation_edges(tmp_path: Path) -> No
     # a <-> b at 1.0 both ways (one pair; NEG a -> b is 1.0 one way only); a <-> NEG a: two edges.
     assert stats == {"measure": "binc", "edges": 5, "pairs_at_1_both_ways": 1, "pairs_near_1_both_ways": 1,
                      "neg_edges": 2}
+
+
+def test_cli_build_records_support_and_global_choices(built: tuple[Path, Path], tmp_path: Path) -> None:
+    app = typer.Typer()
+    graph_cmd.register(app)
+    out = tmp_path / "g"
+    result = CliRunner().invoke(app, ["graph", "build", str(built[0]), "--out", str(out), "--min-shared-features", "3",
+                                      "--global-iterations", "2", "--measures", "binc,binc_clean,global"])
+    assert result.exit_code == 0, result.output
+    gs = GraphSet.load(out)
+    params = gs.manifest["parameters"]
+    assert params["min_shared_features"] == 3 and params["global_step"]["iterations"] == 2
+    assert gs.measures == ["binc", "binc_clean", "global"]
+    edges = gs.manifest["totals"]["edges"]
+    # Three shared argument pairs per edge: far fewer clean edges than plain ones (the published
+    # measure has no minimum).
+    assert edges["binc_clean"] < 0.8 * edges["binc"]
