@@ -20,7 +20,7 @@ from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, Gra
                                          merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
 from graph_builder.graphs.measures import (CLEAN_SUFFIX, LOCAL_MEASURES, MEASURE_VERSIONS, base_measure, block_scores,
-                                           check_measures, prepare, select_edges)
+                                           check_measures, prepare, row_blocks, select_edges)
 from graph_builder.triples import dataset_checksum, shard_files
 
 log = logging.getLogger(__name__)
@@ -134,8 +134,7 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     n = len(gc.nodes)
     # Per block only row lengths, int32 columns and scores are kept (12 bytes an edge).
     parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
-    for start in range(0, n, params.block_rows):
-        stop = min(start + params.block_rows, n)
+    for start, stop in row_blocks(preps[0][0].binary, params.block_rows):
         for prep, names, suffix in preps:
             if not names:
                 continue
