@@ -158,7 +158,7 @@ def add_global(graphs: list[GraphCounts], matrices: list[dict[str, sp.csr_matrix
     """Run the global step over all graphs' base measure and add the pruned result as `global`."""
     inputs = [TypedGraph(gc.name, gc.nodes, m[params.global_step.base], negation_partners(gc.nodes))
               for gc, m in zip(graphs, matrices)]
-    for m, result in zip(matrices, global_step(inputs, params.global_step)):
+    for m, result in zip(matrices, global_step(inputs, params.global_step, params.top_k)):
         coo = result.tocoo()
         order = np.lexsort((coo.col, coo.row))
         rows, cols, vals = select_edges(coo.row[order].astype(np.int64), coo.col[order].astype(np.int64),
