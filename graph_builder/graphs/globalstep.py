@@ -55,7 +55,7 @@ class GlobalParams:
     cross_graph_weight: float = 1.0
     base: str = "binc_clean"
     block_rows: int = 4096
-    max_instances: int = 2_000_000
+    max_instances: int = 500_000
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or not 0 <= self.epsilon < 1 or self.lambda1 < 0 or self.lambda2 < 0:

@@ -158,7 +158,7 @@ def _subtract(keys: IntArray, vals: FloatArray, ckeys: IntArray, cvals: FloatArr
 
 
 # Candidate pairs (premise, hypothesis sharing a feature) scored at once: ~150 bytes each in flight.
-BLOCK_PAIRS = 2_000_000
+BLOCK_PAIRS = 1_000_000
 
 
 def row_blocks(binary: sp.csr_matrix, max_rows: int, max_pairs: int = BLOCK_PAIRS) -> list[tuple[int, int]]:
