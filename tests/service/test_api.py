@@ -70,7 +70,7 @@ def test_free_text_question(client: TestClient, rows: list[dict[str, Any]]) -> N
 
 def test_scorers_and_exact_baseline(client: TestClient, rows: list[dict[str, Any]]) -> None:
     graphs = client.get("/v1/graphs").json()
-    assert set(graphs["scorers"]) == {"binc", "weeds", "lin", "cos", "exact"}
+    assert set(graphs["scorers"]) == {"binc", "weeds", "lin", "cos", "binc_clean", "global", "exact"}
     row = rows[0]
     for scorer in graphs["scorers"]:
         assert client.post("/v1/query", json=_ask(row, scorer=scorer)).json()["score"] == 1.0
