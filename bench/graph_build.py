@@ -2,6 +2,7 @@
 and the speed-up over a naive pure-Python reference build. Prints figures; not a test.
 
     python bench/graph_build.py [--sizes 1000000,10000000] [--reuters /work/data-out/reuters/triples]
+    python bench/graph_build.py --sizes 250000,500000,1000000 --naive-size 0 --top-k 100   # scaling ratios
 """
 
 from __future__ import annotations
@@ -118,10 +119,11 @@ def naive_build(triples: Path, min_preds: int = 3, min_pairs: int = 3) -> dict[s
 def run_child(argv: list[str]) -> None:
     """Child process: run one build and print its figures as JSON (its own peak RSS)."""
     mode, triples, out = argv[0], Path(argv[1]), Path(argv[2])
+    top_k = int(argv[3]) if len(argv) > 3 and argv[3] != "none" else None
     t0 = time.perf_counter()
     if mode == "fast":
         from graph_builder.graphs.build import BuildParams, build_graphs
-        s = build_graphs(triples, out, BuildParams(), overwrite=True, progress=False)
+        s = build_graphs(triples, out, BuildParams(top_k=top_k), overwrite=True, progress=False)
         result = {"graphs": s.graphs, "nodes": s.nodes, "edges": s.edges}
     else:
         edges = naive_build(triples)
@@ -131,9 +133,9 @@ def run_child(argv: list[str]) -> None:
     print(json.dumps(result))
 
 
-def measure(mode: str, triples: Path, out: Path) -> dict[str, object]:
+def measure(mode: str, triples: Path, out: Path, top_k: int | None = None) -> dict[str, object]:
     """Run a build in a fresh process and return its figures."""
-    proc = subprocess.run([sys.executable, __file__, "_child", mode, str(triples), str(out)],
+    proc = subprocess.run([sys.executable, __file__, "_child", mode, str(triples), str(out), str(top_k or "none")],
                           capture_output=True, text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -152,6 +154,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sizes", default="1000000,10000000")
     ap.add_argument("--naive-size", type=int, default=50_000, help="0 skips the naive comparison")
+    ap.add_argument("--top-k", type=int, default=None, help="neighbours kept per node in the sized builds")
     ap.add_argument("--reuters", type=Path, default=Path("/work/data-out/reuters/triples"))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="egqa-bench-") as tmp_name:
@@ -172,7 +175,7 @@ def main() -> None:
         base: tuple[int, dict[str, object]] | None = None
         for n in (int(x) for x in args.sizes.split(",") if x):
             folder = synthetic(n, tmp / f"zipf-{n}", seed=2)
-            r = measure("fast", folder, tmp / f"graphs-{n}")
+            r = measure("fast", folder, tmp / f"graphs-{n}", args.top_k)
             report(f"zipf {n:,}", n, r)
             if base is None:
                 base = (n, r)

@@ -47,7 +47,7 @@ serve_and_evaluate() {  # NAME STORE_URL: start the service on the store, evalua
     egqa serve --graphs "$OUT/graphs" --store "$store" --port "$PORT" --extra-graphs "berant=$OUT/berant" \
     > "$OUT/serve-$name.log" 2>&1 &
   pid=$!
-  trap 'pkill -TERM -P $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' RETURN
+  trap 'pkill -TERM -P $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; trap - RETURN' RETURN
   for _ in $(seq 1 300); do
     curl -fsS "http://127.0.0.1:$PORT/ready" > /dev/null 2>&1 && break
     kill -0 "$pid" 2>/dev/null || { echo "service died; see $OUT/serve-$name.log"; return 1; }

@@ -20,7 +20,7 @@ from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, Gra
                                          merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
 from graph_builder.graphs.measures import (CLEAN_SUFFIX, LOCAL_MEASURES, MEASURE_VERSIONS, base_measure, block_scores,
-                                           check_measures, prepare, select_edges)
+                                           check_measures, prepare, row_blocks, select_edges)
 from graph_builder.triples import dataset_checksum, shard_files
 
 log = logging.getLogger(__name__)
@@ -134,8 +134,7 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     n = len(gc.nodes)
     # Per block only row lengths, int32 columns and scores are kept (12 bytes an edge).
     parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
-    for start in range(0, n, params.block_rows):
-        stop = min(start + params.block_rows, n)
+    for start, stop in row_blocks(preps[0][0].binary, params.block_rows):
         for prep, names, suffix in preps:
             if not names:
                 continue
@@ -159,7 +158,7 @@ def add_global(graphs: list[GraphCounts], matrices: list[dict[str, sp.csr_matrix
     """Run the global step over all graphs' base measure and add the pruned result as `global`."""
     inputs = [TypedGraph(gc.name, gc.nodes, m[params.global_step.base], negation_partners(gc.nodes))
               for gc, m in zip(graphs, matrices)]
-    for m, result in zip(matrices, global_step(inputs, params.global_step)):
+    for m, result in zip(matrices, global_step(inputs, params.global_step, params.top_k)):
         coo = result.tocoo()
         order = np.lexsort((coo.col, coo.row))
         rows, cols, vals = select_edges(coo.row[order].astype(np.int64), coo.col[order].astype(np.int64),

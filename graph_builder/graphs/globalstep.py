@@ -37,6 +37,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from graph_builder.errors import InputError
+from graph_builder.graphs.measures import select_edges
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -54,6 +55,7 @@ class GlobalParams:
     cross_graph_weight: float = 1.0
     base: str = "binc_clean"
     block_rows: int = 4096
+    max_instances: int = 500_000
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or not 0 <= self.epsilon < 1 or self.lambda1 < 0 or self.lambda2 < 0:
@@ -63,6 +65,7 @@ class GlobalParams:
         """Return the parameters as recorded in manifests (block size does not change the output)."""
         d = asdict(self)
         d.pop("block_rows")
+        d.pop("max_instances")
         d["version"] = GLOBAL_VERSION
         return d
 
@@ -136,6 +139,17 @@ class _Instances:
         n_preds = self.pred_count.size
         return (self.r[i] * n_preds + self.r[j]) * 2 + (self.o[i] == self.o[j])
 
+    def key_chunks(self, keys: IntArray, max_instances: int) -> list[tuple[int, int]]:
+        """Split sorted keys into runs whose instances (an upper bound) stay under max_instances."""
+        n_preds = self.pred_count.size
+        bound = np.cumsum(self.pred_count[(keys // 2) // n_preds])
+        cuts = [0]
+        while cuts[-1] < keys.size:
+            base = bound[cuts[-1] - 1] if cuts[-1] else 0
+            nxt = int(np.searchsorted(bound, base + max_instances, side="right"))
+            cuts.append(max(nxt, cuts[-1] + 1))
+        return list(zip(cuts[:-1], cuts[1:]))
+
     def expand(self, keys: IntArray) -> tuple[IntArray, IntArray, IntArray]:
         """Every (key, i', j') with both nodes present in some graph and orientation."""
         n_preds = self.pred_count.size
@@ -184,8 +198,12 @@ def _blocked_product(a: sp.csr_matrix, b: sp.csr_matrix, block_rows: int) -> sp.
     return sp.csr_matrix(sp.vstack(parts, format="csr")) if parts else sp.csr_matrix(a.shape)
 
 
-def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParams()) -> list[sp.csr_matrix]:
-    """Return the global scores of every graph (same node order, self-edges 1), from their local scores."""
+def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParams(),
+                top_k: int | None = None) -> list[sp.csr_matrix]:
+    """Return the global scores of every graph (same node order, self-edges 1), from their local scores.
+
+    With top_k, each round keeps the top_k scores per node by (-score, id), so the rounds work on
+    at most top_k edges a node (the published build pruned to 100-120 neighbours)."""
     r, g, o, offsets = _node_keys(graphs)
     n = int(offsets[-1])
     inst = _Instances(r, g, o)
@@ -197,7 +215,7 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         if x.partner is not None:
             p = np.asarray(x.partner, dtype=np.int64)
             partner[offsets[gid]:offsets[gid + 1]] = np.where(p >= 0, p + offsets[gid], -1)
-    lam1, lam2, eps, beta = params.lambda1, params.lambda2, params.epsilon, params.cross_graph_weight
+    eps = params.epsilon
     w = w0
     for _ in range(params.iterations):
         w_keys, w_vals = _keys(w)
@@ -216,34 +234,24 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         edge_keys = [inst.edge_key(k // n, k % n) for k in (w0_keys, w_keys, pull_keys)]
         all_keys = _sorted_unique(np.concatenate(edge_keys))
         del edge_keys
-        # Instances come grouped by key, and inside a key by graph (node ids grow with the graph).
-        c_key, ci, cj = inst.expand(all_keys)
-        cand = ci * n + cj
-
-        # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
-        x_all = _lookup(w_keys, w_vals, cand)
-        total, count = _group_sums(c_key, x_all)
-        own, own_count = _group_sums(c_key * inst.n_graphs + g[ci], x_all)
-        cross_sum = beta * (total - own)
-        cross_n = beta * (count - own_count)
-
-        # Paraphrase resolution: pulls toward paraphrases' edges, push on paraphrase edges.
         pi_keys, pi_vals = _keys(pi)
-        pi_ij = _lookup(pi_keys, pi_vals, cand)
-        num = _lookup(w0_keys, w0_vals, cand) + cross_sum + lam2 * _lookup(pull_keys, pull_vals, cand) - lam1 / 2
-        den = 1.0 + cross_n + lam2 * (pi_row[ci] - pi_ij + pi_row[cj] - pi_ij)
-        para = np.flatnonzero(pi_ij > 0)
-        if para.size:
-            i, j = ci[para], cj[para]
-            w_ij, w_ji = _lookup(w_keys, w_vals, i * n + j), _lookup(w_keys, w_vals, j * n + i)
-            sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
-            sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
-            s_out = sq_row[i] - w_ij ** 2 + sq_row[j] - w_ji ** 2 - 2 * _row_dots(w, i, j)
-            s_in = sq_col[i] - w_ji ** 2 + sq_col[j] - w_ij ** 2 - 2 * _row_dots(wt, i, j)
-            num[para] -= lam2 / 2 * w_ji * np.maximum(s_out + s_in, 0.0)
-        vals = np.clip(num / den, 0.0, 1.0)
-        keep = (vals > 0) & (partner[ci] != cj)
-        w = sp.csr_matrix((vals[keep], (ci[keep], cj[keep])), shape=(n, n))
+        sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
+        sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
+        rows, cols, values = [], [], []
+        # Keys a chunk at a time, so the instances in flight stay under max_instances.
+        for lo, hi in inst.key_chunks(all_keys, params.max_instances):
+            ci, cj, vals = _update(inst, all_keys[lo:hi], n, g, w0_keys, w0_vals, w_keys, w_vals, pull_keys,
+                                   pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
+            keep = (vals > 0) & (partner[ci] != cj)
+            rows.append(ci[keep])
+            cols.append(cj[keep])
+            values.append(vals[keep])
+        r_all, c_all, v_all = (np.concatenate(x) if x else np.zeros(0) for x in (rows, cols, values))
+        if top_k is not None:
+            order = np.lexsort((c_all, r_all))
+            r_all, c_all, v_all = select_edges(r_all[order].astype(np.int64), c_all[order].astype(np.int64),
+                                               v_all[order], top_k=top_k)
+        w = sp.csr_matrix((v_all, (r_all, c_all)), shape=(n, n))
         w.sort_indices()
 
     out = []
@@ -254,3 +262,34 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         block.sort_indices()
         out.append(block)
     return out
+
+
+def _update(inst: _Instances, keys: IntArray, n: int, g: IntArray, w0_keys: IntArray, w0_vals: FloatArray,
+            w_keys: IntArray, w_vals: FloatArray, pull_keys: IntArray, pull_vals: FloatArray, pi_keys: IntArray,
+            pi_vals: FloatArray, pi_row: FloatArray, sq_row: FloatArray, sq_col: FloatArray, w: sp.csr_matrix,
+            wt: sp.csr_matrix, params: GlobalParams) -> tuple[IntArray, IntArray, FloatArray]:
+    """One Jacobi update of every instance of the given untyped edge keys: (rows, cols, new scores)."""
+    lam1, lam2, beta = params.lambda1, params.lambda2, params.cross_graph_weight
+    # Instances come grouped by key, and inside a key by graph (node ids grow with the graph).
+    c_key, ci, cj = inst.expand(keys)
+    cand = ci * n + cj
+
+    # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
+    x_all = _lookup(w_keys, w_vals, cand)
+    total, count = _group_sums(c_key, x_all)
+    own, own_count = _group_sums(c_key * inst.n_graphs + g[ci], x_all)
+    cross_sum = beta * (total - own)
+    cross_n = beta * (count - own_count)
+
+    # Paraphrase resolution: pulls toward paraphrases' edges, push on paraphrase edges.
+    pi_ij = _lookup(pi_keys, pi_vals, cand)
+    num = _lookup(w0_keys, w0_vals, cand) + cross_sum + lam2 * _lookup(pull_keys, pull_vals, cand) - lam1 / 2
+    den = 1.0 + cross_n + lam2 * (pi_row[ci] - pi_ij + pi_row[cj] - pi_ij)
+    para = np.flatnonzero(pi_ij > 0)
+    if para.size:
+        i, j = ci[para], cj[para]
+        w_ij, w_ji = _lookup(w_keys, w_vals, i * n + j), _lookup(w_keys, w_vals, j * n + i)
+        s_out = sq_row[i] - w_ij ** 2 + sq_row[j] - w_ji ** 2 - 2 * _row_dots(w, i, j)
+        s_in = sq_col[i] - w_ji ** 2 + sq_col[j] - w_ij ** 2 - 2 * _row_dots(wt, i, j)
+        num[para] -= lam2 / 2 * w_ji * np.maximum(s_out + s_in, 0.0)
+    return ci, cj, np.clip(num / den, 0.0, 1.0)

@@ -157,6 +157,29 @@ def _subtract(keys: IntArray, vals: FloatArray, ckeys: IntArray, cvals: FloatArr
     return out
 
 
+# Candidate pairs (premise, hypothesis sharing a feature) scored at once: ~150 bytes each in flight.
+BLOCK_PAIRS = 1_000_000
+
+
+def row_blocks(binary: sp.csr_matrix, max_rows: int, max_pairs: int = BLOCK_PAIRS) -> list[tuple[int, int]]:
+    """Split rows into blocks of at most max_rows whose candidate pairs stay under max_pairs.
+
+    A row's candidates are bounded by the sum, over its features, of the predicates having that
+    feature; a single row over the budget gets a block of its own."""
+    n = binary.shape[0]
+    per_feature = np.asarray(binary.sum(axis=0)).ravel()
+    bound = np.asarray(binary @ per_feature).ravel()
+    blocks, start, load = [], 0, 0.0
+    for i in range(n):
+        if i > start and (i - start >= max_rows or load + bound[i] > max_pairs):
+            blocks.append((start, i))
+            start, load = i, 0.0
+        load += bound[i]
+    if n:
+        blocks.append((start, n))
+    return blocks
+
+
 def _coo_keyed(block: sp.csr_matrix) -> tuple[IntArray, FloatArray]:
     block = block.tocsr()
     block.eliminate_zeros()
@@ -266,12 +289,12 @@ def measure_matrix(counts: sp.spmatrix | sp.sparray, measure: str, top_k: int | 
     check_measures([measure])
     base = base_measure(measure)
     if base not in LOCAL_MEASURES:
-        raise InputError(f"{measure!r} is not a local measure; valid: {', '.join(LOCAL_MEASURES)} and their _clean twins")
+        raise InputError(f"{measure!r} is not a local measure; "
+                         f"valid: {', '.join(LOCAL_MEASURES)} and their _clean twins")
     clean = measure.endswith(CLEAN_SUFFIX)
     prep = prepare(counts, excluded if clean else None, partner if clean else None, min_shared if clean else 1)
     parts = []
-    for start in range(0, prep.n, block_rows):
-        stop = min(start + block_rows, prep.n)
+    for start, stop in row_blocks(prep.binary, block_rows):
         r, c, v = block_scores(prep, start, stop, (base,))[base]
         parts.append(select_edges(r, c, v, top_k, min_score))
     if not parts:

@@ -45,7 +45,8 @@ def test_same_type_slots_both_orientations_and_reflexive_pairs_skipped() -> None
     specs = [("ann", "person", "(meet.1,meet.2)", "bob", "person"),
              ("ann", "person", "(meet.1,meet.2)", "bob", "person"),
              ("cid", "person", "(meet.1,meet.2)", "cid", "person")]
-    table = counts_of(specs).cells.drop_columns(["cell"]).sort_by([("node", "ascending"), ("feature", "ascending")]).to_pylist()
+    cells = counts_of(specs).cells.drop_columns(["cell"])
+    table = cells.sort_by([("node", "ascending"), ("feature", "ascending")]).to_pylist()
     assert table == [
         {"graph": "person#person", "node": "(meet.1,meet.2)#person_1#person_2", "feature": "ann#bob", "count": 2},
         {"graph": "person#person", "node": "(meet.1,meet.2)#person_2#person_1", "feature": "bob#ann", "count": 2},

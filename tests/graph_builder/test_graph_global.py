@@ -10,7 +10,7 @@ from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_ste
 
 
 def naive_global(graphs: list[tuple[str, list[str], np.ndarray]], params: GlobalParams,
-                 partners: list[dict[int, int]] | None = None) -> list[np.ndarray]:
+                 partners: list[dict[int, int]] | None = None, top_k: int | None = None) -> list[np.ndarray]:
     """Jacobi rounds of the documented update, with Python loops over dense matrices and names."""
     lam1, lam2, eps, beta = params.lambda1, params.lambda2, params.epsilon, params.cross_graph_weight
     w0 = [np.clip(m.copy(), 0, 1) for _, _, m in graphs]
@@ -61,6 +61,11 @@ def naive_global(graphs: list[tuple[str, list[str], np.ndarray]], params: Global
                     if partners and partners[t].get(i) == j:
                         value = 0.0
                     out[i, j] = value
+            if top_k is not None:  # each round keeps a node's top_k scores by (-score, column)
+                for i in range(n):
+                    ranked = sorted((j for j in range(n) if j != i and out[i, j] > 0), key=lambda j: (-out[i, j], j))
+                    for j in ranked[top_k:]:
+                        out[i, j] = 0.0
             new.append(out)
         w = new
     for m in w:
@@ -91,6 +96,17 @@ def test_global_step_matches_naive_dense_reference(seed: int) -> None:
     expected = naive_global(graphs, params)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g.toarray(), e, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_top_k_each_round_and_key_chunks_match_the_reference(seed: int) -> None:
+    graphs = tiny_graphs(seed + 10)
+    params = GlobalParams(max_instances=5)  # many chunks of keys
+    got = global_step([TypedGraph(name, nodes, sp.csr_matrix(m)) for name, nodes, m in graphs], params, top_k=2)
+    expected = naive_global(graphs, params, top_k=2)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.toarray(), e, atol=1e-12)
+        assert (np.count_nonzero(g.toarray(), axis=1) <= 3).all()
 
 
 def test_paraphrases_share_neighbours_and_cross_graph_fills_a_missing_edge() -> None:

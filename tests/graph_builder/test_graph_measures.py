@@ -166,7 +166,8 @@ def naive_clean(rows: list[tuple[str, str, str]], nodes: list[str], feats: list[
             if len(shared) < min_shared:
                 continue
             dot = sum(dense[p][j] * dense[q][j] for j in shared)
-            out["cos"][(p, q)] = dot / (math.sqrt(sum(x * x for x in dense[p])) * math.sqrt(sum(x * x for x in dense[q])))
+            norm_p, norm_q = (math.sqrt(sum(x * x for x in dense[k])) for k in (p, q))
+            out["cos"][(p, q)] = dot / (norm_p * norm_q)
             sp_, sq = sum(w(p, j) for j in shared), sum(w(q, j) for j in shared)
             if sp_ > 0 and sq > 0:
                 fp, fq = sum(w(p, j) for j in range(f)), sum(w(q, j) for j in range(f))
@@ -250,3 +251,16 @@ def test_co_extracted_predicates_lose_their_one_both_ways_edge() -> None:
     assert plain[to, frm] == pytest.approx(1.0) and plain[frm, to] == pytest.approx(1.0)
     assert clean[to, frm] == 0.0 and clean[frm, to] == 0.0
     assert clean[to, own] == pytest.approx(1.0)  # stated separately: still evidence
+
+
+def test_row_blocks_bound_candidate_pairs_and_do_not_change_scores() -> None:
+    counts = sp.csr_matrix(np.array(random_counts(4, n=20, f=15, density=0.4)))
+    prep = M.prepare(counts)
+    blocks = M.row_blocks(prep.binary, max_rows=1000, max_pairs=60)
+    assert blocks[0][0] == 0 and blocks[-1][1] == 20 and all(a[1] == b[0] for a, b in zip(blocks, blocks[1:]))
+    bound = np.asarray(prep.binary @ np.asarray(prep.binary.sum(axis=0)).ravel()).ravel()
+    assert len(blocks) > 3
+    assert all(bound[s:e].sum() <= 60 or e - s == 1 for s, e in blocks)
+    edges = [M.block_scores(prep, s, e, ("binc",))["binc"] for s, e in blocks]
+    small = M.to_csr(*(np.concatenate(x) for x in zip(*edges)), 20)
+    assert abs(small - M.binc(counts)).max() == 0
