@@ -79,7 +79,7 @@ stage audit egqa benchmark audit "$OUT/benchmark"
 # 6. Every scorer over HTTP on dev and test.
 stage evaluate serve_and_evaluate sqlite "sqlite:///$OUT/evidence.db"
 # 7. The same graphs on LevyHolt dev and dev_dir.
-stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long
+stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long --lm
 # 8. Optionally the same store and evaluation through a real Elasticsearch.
 if [ "${EGQA_FULL_ES:-0}" = 1 ]; then
   bash scripts/elasticsearch.sh start "$ES_PORT"
