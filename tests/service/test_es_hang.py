@@ -38,6 +38,16 @@ def listener_pid(port: int) -> int | None:
     return None
 
 
+def _answers_within(client: TestClient, seconds: float) -> bool:
+    """Ask until the service answers 200 (a busy machine may make a live Elasticsearch miss the timeout)."""
+    deadline = time.monotonic() + seconds
+    while client.post("/v1/query", json=ASK).status_code != 200:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 @pytest.mark.elasticsearch
 def test_hung_elasticsearch_gives_503_fast_and_recovers(es_client: TestClient, reuters_build: Build,
                                                        es_url: str) -> None:
@@ -49,7 +59,7 @@ def test_hung_elasticsearch_gives_503_fast_and_recovers(es_client: TestClient, r
     settings = Settings(graphs_dir=reuters_build.graphs, store_url=f"{es_url}/egqa-service-test")
     assert settings.store_timeout <= 1.0
     with TestClient(create_app(settings)) as client:
-        assert client.post("/v1/query", json=ASK).status_code == 200
+        assert _answers_within(client, 60.0), "Elasticsearch never answered a query within the 1 s timeout"
         os.kill(pid, signal.SIGSTOP)
         try:
             start = time.monotonic()
@@ -58,10 +68,9 @@ def test_hung_elasticsearch_gives_503_fast_and_recovers(es_client: TestClient, r
         finally:
             os.kill(pid, signal.SIGCONT)
         resumed = time.monotonic()
-        while (status := client.post("/v1/query", json=ASK).status_code) != 200 and time.monotonic() - resumed < 30:
-            time.sleep(0.1)
+        recovered = _answers_within(client, 30.0)
         to_recover = time.monotonic() - resumed
     print(f"hung Elasticsearch: 503 after {to_503:.2f} s; answering again {to_recover:.2f} s after it resumed")
     assert hung.status_code == 503 and hung.json()["error"]["code"] == "store_unavailable"
     assert to_503 < 2.0
-    assert status == 200 and to_recover < 10.0
+    assert recovered and to_recover < 10.0
