@@ -30,7 +30,7 @@ from service.evaluate import EvalConfig, EvalResult, evaluate
 
 log = logging.getLogger(__name__)
 
-DEMO_SCORERS = ("binc", "weeds", "lin", "cos", "exact")
+DEMO_SCORERS = ("binc", "binc_clean", "global", "weeds", "lin", "cos", "exact")
 # Reuters-21578 is ~20k articles: REFERENCE §1 and §3 thresholds scaled down (see README).
 DEMO_GRAPH_PARAMS = BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2, splits=("TRAIN",))
 
