@@ -34,6 +34,7 @@ def main() -> None:
     """Run the CLI, turning egqa's domain errors into a one-line message and exit code 2."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per HTTP request drowns the progress bars
+    logging.getLogger("elastic_transport").setLevel(logging.WARNING)  # likewise one line per Elasticsearch call
     try:
         app()
     except EgqaError as exc:
