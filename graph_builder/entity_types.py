@@ -97,7 +97,7 @@ def harmonise_types(triples: Path) -> TypeReport:
     for file in files:
         shard = pq.read_table(file, schema=TRIPLE_SCHEMA)
         changed_before = report.changed
-        shard = _retype(shard, types, report)
+        shard = _retype(shard, types, report).cast(TRIPLE_SCHEMA)  # keep the not-null fields of the schema
         if report.changed != changed_before:
             tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
             pq.write_table(shard, tmp, compression="zstd")
