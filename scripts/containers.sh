@@ -154,11 +154,11 @@ cmd_elasticsearch() {
   base="$(cmd_base)"
   dist="$(es_dist)"
   context="$(mktemp -d)"
-  trap 'rm -rf "$context"' RETURN
   cp -a tests/deploy/containers/elasticsearch/. "$context/"
   cp -a "$dist" "$context/elasticsearch"
   build_cache "$JDK_IMAGE" --target jdk --build-arg "BASE_IMAGE=$base" "$context"
   podman_ build --layers --build-arg "BASE_IMAGE=$base" $(labels "${2:-}") -t "$tag" "$context" >&2
+  rm -rf "$context"
 }
 
 cmd_clean() {

@@ -69,6 +69,7 @@ class Stack:
     port: int
     answers: dict[str, Any] = field(default_factory=dict)
     torn_down: bool = False
+    dangling: set[str] = field(default_factory=set)  # untagged images there before the stage ran
 
     def run(self, step: str, args: list[str], timeout: float, check: bool = True,
             shown: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -145,8 +146,15 @@ class Stack:
         self.podman("network", "rm", f"{PROJECT}_default")
         for image in (EGQA_IMAGE, ES_IMAGE):
             if self.podman("image", "exists", image).returncode == 0:
-                self.podman("rmi", image, check=True)
+                self.podman("rmi", image, check=True)  # with the untagged layers only it used
+        # A multi-stage build leaves its inner stages untagged (egqa's `build`): the ones this run made go too.
+        for image in sorted(self.untagged() - self.dangling):
+            self.podman("rmi", image, check=True)
         self.torn_down = True
+
+    def untagged(self) -> set[str]:
+        """Return the IDs of the untagged images nothing else is built on."""
+        return set(self.podman("images", "-q", "--no-trunc", "--filter", "dangling=true", check=True).stdout.split())
 
 
 def container(service: str) -> str:
@@ -166,6 +174,7 @@ def _clear_leftovers(stack: Stack) -> None:
         if stack.podman("image", "exists", image).returncode == 0 and not _ours(stack, image):
             pytest.fail(f"podman already holds {image}, not built by this stage; remove it to run the stage",
                         pytrace=False)
+    stack.dangling = stack.untagged()  # whose they are is unknown: left alone
     stack.teardown("clear an earlier run's leftovers")
     stack.torn_down = False
 
@@ -286,6 +295,7 @@ def test_teardown_removes_the_stage_s_containers_volumes_and_images_and_keeps_th
     assert stack.podman("network", "exists", f"{PROJECT}_default").returncode != 0
     for image in (EGQA_IMAGE, ES_IMAGE):
         assert stack.podman("image", "exists", image).returncode != 0, image
+    assert stack.untagged() <= stack.dangling
     cached = stack.podman("images", "--format", "{{.Repository}}", "--filter", "reference=localhost/egqa-cache/*",
                           check=True).stdout.split()
     assert {"localhost/egqa-cache/base", "localhost/egqa-cache/egqa-deps",
