@@ -52,6 +52,8 @@ CONF
 }
 
 podman_() { CONTAINERS_CONF="$CONF" podman "$@"; }
+# Docker's image format: OCI's has no HEALTHCHECK, and podman would drop the Dockerfile's.
+build_() { podman_ build --format docker "$@"; }
 
 cmd_setup() {
   local need=()
@@ -114,7 +116,7 @@ COPY ca/ /usr/local/share/ca-certificates/
 RUN update-ca-certificates >/dev/null 2>&1
 ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt
 CONTAINERFILE
-  podman_ build --quiet -t "$image" "$context" >/dev/null
+  build_ --quiet -t "$image" "$context" >/dev/null
   rm -rf "$context"
   echo "$image"
 }
@@ -124,7 +126,7 @@ build_cache() {
   local name="$1" old new
   shift
   old="$(podman_ image inspect --format '{{.Id}}' "$name" 2>/dev/null || true)"
-  podman_ build --layers -t "$name" "$@" >&2
+  build_ --layers -t "$name" "$@" >&2
   new="$(podman_ image inspect --format '{{.Id}}' "$name")"
   if [[ -n "$old" && "$old" != "$new" ]]; then
     podman_ rmi "$old" >/dev/null 2>&1 || log "kept the previous $name ($old): still in use"
@@ -137,7 +139,7 @@ cmd_egqa() {
   local tag="${1:?usage: containers.sh egqa TAG [LABEL]}" base
   base="$(cmd_base)"
   build_cache "$DEPS_IMAGE" --target deps --build-arg "PYTHON_IMAGE=$base" -f Dockerfile .
-  podman_ build --layers --build-arg "PYTHON_IMAGE=$base" $(labels "${2:-}") -t "$tag" -f Dockerfile . >&2
+  build_ --layers --build-arg "PYTHON_IMAGE=$base" $(labels "${2:-}") -t "$tag" -f Dockerfile . >&2
 }
 
 es_dist() {
@@ -157,7 +159,7 @@ cmd_elasticsearch() {
   cp -a tests/deploy/containers/elasticsearch/. "$context/"
   cp -a "$dist" "$context/elasticsearch"
   build_cache "$JDK_IMAGE" --target jdk --build-arg "BASE_IMAGE=$base" "$context"
-  podman_ build --layers --build-arg "BASE_IMAGE=$base" $(labels "${2:-}") -t "$tag" "$context" >&2
+  build_ --layers --build-arg "BASE_IMAGE=$base" $(labels "${2:-}") -t "$tag" "$context" >&2
   rm -rf "$context"
 }
 

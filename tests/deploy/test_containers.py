@@ -262,6 +262,8 @@ def test_service_runs_unprivileged_with_its_graphs_mounted_read_only(stack: Stac
     data = next(m for m in mounts if m["Destination"] == "/data")
     assert data["Name"] == f"{PROJECT}_egqa-data" and data["RW"] is False
     assert stack.http("GET", "/v1/graphs")[1]["path"] == "/data/graphs"
+    # The image's own HEALTHCHECK (podman runs it on demand: these machines have no systemd timers).
+    assert stack.podman("healthcheck", "run", container("egqa")).returncode == 0
 
 
 def test_restarted_service_reloads_the_graphs_from_the_volume_and_answers_the_same(stack: Stack) -> None:

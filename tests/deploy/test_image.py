@@ -186,15 +186,16 @@ def test_image_install_path_gives_a_working_egqa(tmp_path: Path) -> None:
         assert "installing Debian packages" not in result.stdout  # the pip steps leave apt alone
 
     # Outside any source tree, as in the image: every package comes from the venv, every command loads.
+    image_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the image sets none
     probe = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
          "import benchmark, graph_builder, retrieval, service; "
          "print(*(m.__file__ for m in (benchmark, graph_builder, retrieval, service)), sep='\\n')"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        cwd=tmp_path, env=image_env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0, probe.stderr
     assert all(line.startswith(str(venv)) for line in probe.stdout.split()), probe.stdout
-    cli = subprocess.run([str(venv / "bin" / "egqa"), "--help"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)
+    cli = subprocess.run([str(venv / "bin" / "egqa"), "--help"], cwd=tmp_path, env=image_env, capture_output=True,
+                         text=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
     for command in ("extract", "graph", "index", "serve"):
         assert re.search(rf"^\s+{command}\s", cli.stdout, re.M), f"egqa {command} missing from the image's CLI"
