@@ -82,6 +82,19 @@ base_image() {
   echo "localhost/egqa-cache/base:$SUITE-v$BASE_VERSION-$key"
 }
 
+clear_stale_rootfs() {
+  # A debootstrap stopped half-way leaves its folder with /proc still mounted in it: unmount, then remove
+  # without crossing into any other file system.
+  local dir pid
+  for dir in "$CACHE"/rootfs.*; do
+    [[ -d "$dir" ]] || continue
+    pid="${dir##*.}"
+    if kill -0 "$pid" 2>/dev/null; then continue; fi
+    awk -v root="$dir/" 'index($2, root) == 1 {print $2}' /proc/mounts | sort -r | xargs -r -n1 umount -l
+    rm -rf --one-file-system "$dir"
+  done
+}
+
 cmd_base() {
   [[ -f "$CONF" ]] || write_conf
   local image rootfs_image="localhost/egqa-cache/rootfs:$SUITE-v$BASE_VERSION"
@@ -94,7 +107,7 @@ cmd_base() {
     local tarball="$CACHE/rootfs-$SUITE-v$BASE_VERSION.tar"
     if [[ ! -f "$tarball" ]]; then
       local rootfs="$CACHE/rootfs.$$"
-      rm -rf "$rootfs"
+      clear_stale_rootfs
       log "debootstrap --variant=minbase $SUITE ($BASE_PACKAGES) from $MIRROR"
       debootstrap --variant=minbase --include="$BASE_PACKAGES" "$SUITE" "$rootfs" "$MIRROR" >&2
       # Package lists and downloaded .debs are build-time leftovers; apt-get update restores the lists.
