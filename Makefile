@@ -3,7 +3,7 @@ PYTHON ?= python3
 CORPUS ?= $(EGQA_CORPUS)
 OUT ?= out/demo
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test test-containers bench clean
 
 install:
 	bash scripts/install.sh
@@ -11,8 +11,14 @@ install:
 demo: install
 	bash scripts/demo.sh $(CORPUS)
 
+# The suite, then the container stage (tests marked `containers`: images built and docker-compose.yml
+# run with podman, minutes) on its own, so a failure of the quick tests shows first.
 test: install
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q -m "not containers"
+	$(MAKE) --no-print-directory test-containers
+
+test-containers:
+	$(PYTHON) -m pytest -q -m containers
 
 bench: install
 	$(PYTHON) bench/extract.py

