@@ -3,13 +3,17 @@ PYTHON ?= python3
 CORPUS ?= $(EGQA_CORPUS)
 OUT ?= out/demo
 
-.PHONY: install demo test test-containers bench clean
+.PHONY: install demo full test test-containers bench clean
 
 install:
 	bash scripts/install.sh
 
 demo: install
 	bash scripts/demo.sh $(CORPUS)
+
+# The whole 2006-2013 Reuters corpus end to end (hours; resumable): see README "the full run".
+full: install
+	bash scripts/full_run.sh
 
 # The suite, then the container stage (tests marked `containers`: images built and docker-compose.yml
 # run with podman, minutes) on its own, so a failure of the quick tests shows first.
