@@ -120,11 +120,14 @@ def _document_key(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def _public_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
-    """Return a graph manifest without server paths (the source triples folder keeps only its name)."""
-    source = manifest.get("source")
-    if isinstance(source, dict) and isinstance(source.get("triples"), str):
-        return {**manifest, "source": {**source, "triples": Path(source["triples"]).name}}
+def _public_manifest(manifest: Any) -> Any:
+    """Return a graph manifest without server paths: every absolute path keeps only its last name."""
+    if isinstance(manifest, dict):
+        return {k: _public_manifest(v) for k, v in manifest.items()}
+    if isinstance(manifest, list):
+        return [_public_manifest(v) for v in manifest]
+    if isinstance(manifest, str) and manifest.startswith("/"):
+        return Path(manifest).name
     return manifest
 
 
