@@ -26,26 +26,7 @@ import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 
 from graph_builder.triples import read_triples  # noqa: E402
-from service.demo import service_process  # noqa: E402
-
-
-def rss_mb(pid: int) -> float:
-    """Return the resident set size of process `pid` in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
-
-
-def open_files(pid: int, path: Path) -> int:
-    """Return how many descriptors of process `pid` point at `path` (one per SQLite connection)."""
-    count = 0
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            count += Path(fd.readlink()) == path
-        except OSError:
-            continue
-    return count
+from service.demo import open_files, rss_mb, service_process  # noqa: E402
 
 
 async def soak(url: str, pid: int, db: Path, bodies: list[dict[str, object]], seconds: float, rate: float,

@@ -60,6 +60,25 @@ class ServiceProcess:
     pid: int
 
 
+def rss_mb(pid: int) -> float:
+    """Return the resident set size of process `pid` in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def open_files(pid: int, path: Path) -> int:
+    """Return how many descriptors of process `pid` point at `path` (one per SQLite connection)."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            count += Path(fd.readlink()) == path
+        except OSError:
+            continue
+    return count
+
+
 @contextmanager
 def service_process(graphs: Path, store_url: str, log_path: Path, timeout: float = 180.0,
                     env: Mapping[str, str] | None = None) -> Iterator[ServiceProcess]:

@@ -9,29 +9,10 @@ from pathlib import Path
 import httpx
 
 from graph_builder.triples import read_triples
-from service.demo import service_process
+from service.demo import open_files, rss_mb, service_process
 from tests.conftest import Build
 
 BURSTS, CONCURRENT, CONNECTIONS = 8, 80, 4
-
-
-def open_files(pid: int, path: Path) -> int:
-    """Return how many file descriptors of process `pid` point at `path` (one per SQLite connection)."""
-    count = 0
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            count += Path(fd.readlink()) == path
-        except OSError:
-            continue
-    return count
-
-
-def rss_mb(pid: int) -> float:
-    """Return the resident set size of process `pid` in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for {pid}")
 
 
 async def _burst(url: str, bodies: list[dict[str, object]]) -> list[int]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,17 +10,16 @@ from typing import Any
 
 import orjson
 import pytest
-import uvicorn
 
 from benchmark.metrics import evaluate_scores
 from graph_builder.errors import InputError, StoreError
 from graph_builder.triples import read_triples
-from service.app import create_app
 from service.evaluate import PARTIAL, EvalConfig, evaluate, format_table
 from service.demo import free_port
 from service.settings import Settings
 
 from tests.conftest import Build
+from tests.service.conftest import serve_in_thread
 
 
 
@@ -29,19 +27,8 @@ from tests.conftest import Build
 @pytest.fixture(scope="module")
 def server(reuters_build: Build) -> Iterator[str]:
     """The service on a loopback port, exactly as `egqa serve` runs it."""
-    port = free_port()
-    settings = Settings(graphs_dir=reuters_build.graphs, store_url=reuters_build.sqlite_url, port=port)
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 60
-    while not srv.started and time.time() < deadline:
-        time.sleep(0.1)
-    assert srv.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(Settings(graphs_dir=reuters_build.graphs, store_url=reuters_build.sqlite_url)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,12 @@ and the HTTP batch evaluator, on graphs built from our own triples and a real SQ
 from __future__ import annotations
 
 import datetime as dt
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -22,12 +19,12 @@ from graph_builder.graphs.importers import import_berant
 from retrieval.factory import open_store
 from service.app import create_app
 from service.cli import app as cli_app
-from service.demo import free_port
 from service.engine import ScoringEngine
 from service.evaluate import EvalConfig, evaluate
 from service.settings import Settings
 
 from tests.graph_builder.graph_fixtures import triple_rows
+from tests.service.conftest import serve_in_thread
 from tests.graph_builder.lm_fixtures import build_lm_graphs, encoder_or_skip
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -151,18 +148,8 @@ def test_unavailable_scorers_say_what_to_install(lm_build: dict[str, Any]) -> No
 @pytest.fixture(scope="module")
 def server(settings: Settings) -> Iterator[str]:
     """The service on a loopback port, as `egqa serve` runs it."""
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(settings.model_copy(update={"port": port})), host="127.0.0.1",
-                                        port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 60
-    while not srv.started and time.time() < deadline:
-        time.sleep(0.1)
-    assert srv.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(settings) as url:
+        yield url
 
 
 def test_evaluator_runs_every_scorer_side_by_side(server: str, tmp_path: Path) -> None:
