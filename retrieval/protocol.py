@@ -60,6 +60,18 @@ class EvidenceQuery:
 
 
 @dataclass(frozen=True, slots=True)
+class PredicateCount:
+    """The evidence rows of one lookup that share a predicate and an argument order, counted.
+
+    Scoring reads only these two fields, so a batch evaluation asks the store for these groups
+    instead of whole rows (see `evidence_summary`)."""
+
+    predicate: str
+    aligned: bool
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class WindowInfo:
     """A context window with its dates (inclusive) and how many articles and triples it holds."""
 
@@ -114,6 +126,11 @@ class EvidenceStore(Protocol):
         """Answer many evidence lookups at once, one result list per query, in query order."""
         ...
 
+    def evidence_summary(self, queries: Sequence[EvidenceQuery]) -> list[list[PredicateCount]]:
+        """Per query, the rows `evidence_many` would return grouped by (predicate, aligned), counted,
+        ordered by (predicate, aligned first)."""
+        ...
+
     def windows(self) -> list[WindowInfo]:
         """Return every window that holds an article or a triple, by id."""
         ...
@@ -150,6 +167,14 @@ def pair_filter(row_subj: str, row_obj: str, arg_a: str, arg_b: str) -> bool | N
     if row_subj == arg_b and row_obj == arg_a:
         return False
     return None
+
+
+def summarise(rows: Iterable[tuple[str, bool]]) -> list[PredicateCount]:
+    """Group (predicate, aligned) rows into counts, ordered by (predicate, aligned first)."""
+    counts: dict[tuple[str, bool], int] = {}
+    for key in rows:
+        counts[key] = counts.get(key, 0) + 1
+    return [PredicateCount(p, a, n) for (p, a), n in sorted(counts.items(), key=lambda kv: (kv[0][0], not kv[0][1]))]
 
 
 def rows_to_columns(rows: TripleRows | ArticleRows, fields: Sequence[str]) -> dict[str, list[object]]:

@@ -11,6 +11,7 @@ _CCG = re.compile(r"^(?P<prefix>.*?)\((?P<left>[^,()]+),(?P<right>[^,()]+)\)$")
 _ROLE = re.compile(r"\.\d+$")
 FUZZY_LIMIT = 20
 FUZZY_MIN_COUNT = 3
+LOOKUP_CACHE_SIZE = 100_000  # remembered look-ups; a batch asks the same predicates again and again
 
 
 def predicate_of(node: str) -> str:
@@ -67,6 +68,7 @@ class FuzzyIndex:
             for entry in items:
                 per_graph[(entry.graph, key)].append(entry)
         self._per_graph = dict(per_graph)
+        self._cache: dict[tuple[str, str | None, int, int], list[FuzzyEntry]] = {}
 
     def __len__(self) -> int:
         return len(self._all)
@@ -74,9 +76,16 @@ class FuzzyIndex:
     def lookup(self, predicate: str, graph: str | None = None, limit: int = FUZZY_LIMIT,
                min_count: int = FUZZY_MIN_COUNT) -> list[FuzzyEntry]:
         """Return the most frequent nodes (count >= min_count) sharing the predicate's role-free string."""
-        key = role_free(predicate_of(predicate) if "#" in predicate else predicate)
-        items = self._all.get(key, []) if graph is None else self._per_graph.get((graph, key), [])
-        return [e for e in items if e.count >= min_count][:limit]
+        memo = (predicate, graph, limit, min_count)
+        found = self._cache.get(memo)
+        if found is None:
+            key = role_free(predicate_of(predicate) if "#" in predicate else predicate)
+            items = self._all.get(key, []) if graph is None else self._per_graph.get((graph, key), [])
+            found = [e for e in items if e.count >= min_count][:limit]
+            if len(self._cache) >= LOOKUP_CACHE_SIZE:
+                self._cache.clear()  # bounded memory; refilled by the next batches' predicates
+            self._cache[memo] = found
+        return found
 
     def to_json(self) -> dict[str, list[list[object]]]:
         """Return the overall index as plain JSON: key -> [[graph, node, count], ...] best first."""

@@ -16,6 +16,8 @@ from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_mani
 from graph_builder.graphs.counts import graph_name, typed_node
 from graph_builder.graphs.fuzzy import FUZZY_LIMIT, FUZZY_MIN_COUNT, FuzzyEntry, FuzzyIndex
 
+RESOLVE_CACHE_SIZE = 200_000  # grounded (premise, hypothesis) pairs remembered across batches
+
 
 def parse_types(types: str | Sequence[str]) -> tuple[str, str]:
     """Return (type of slot 1, type of slot 2) from `A#B` or a pair."""
@@ -73,22 +75,29 @@ class BatchScores:
 
 def lookup_scores(matrix: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, rows: npt.NDArray[np.int64],
                   cols: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """Return matrix[rows[i], cols[i]] for all i (0 where no edge), reading only the rows involved."""
+    """Return matrix[rows[i], cols[i]] for all i (0 where no edge) by a binary search inside each row.
+
+    The searches run side by side as array operations: log2(longest row) steps over the wanted pairs,
+    so the cost does not grow with the rows' lengths (columns are sorted inside each CSR row)."""
     data, indices, indptr = matrix
     if rows.size == 0:
         return np.zeros(0)
-    urows = np.unique(rows)
-    starts = np.asarray(indptr[urows], dtype=np.int64)
-    lens = np.asarray(indptr[urows + 1], dtype=np.int64) - starts
-    total = int(lens.sum())
-    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
-    # Rows ascending and columns sorted inside each row, so the keys are sorted for searchsorted.
-    keys = np.repeat(urows.astype(np.int64), lens) * n + np.asarray(indices[offsets], dtype=np.int64)
-    wanted = rows.astype(np.int64) * n + cols.astype(np.int64)
-    loc = np.searchsorted(keys, wanted)
-    loc_c = np.minimum(loc, max(total - 1, 0))
-    hit = (loc < total) & (keys[loc_c] == wanted) if total else np.zeros(wanted.size, dtype=bool)
-    out = np.where(hit, np.asarray(data[offsets[loc_c]], dtype=np.float64) if total else 0.0, 0.0)
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    lo = np.asarray(indptr[rows], dtype=np.int64)
+    end = np.asarray(indptr[rows + 1], dtype=np.int64)
+    hi = end.copy()
+    live = np.flatnonzero(lo < hi)
+    while live.size:  # invariant: columns before lo are < col, columns from hi on are >= col
+        mid = (lo[live] + hi[live]) >> 1
+        right = np.asarray(indices[mid], dtype=np.int64) < cols[live]
+        lo[live] = np.where(right, mid + 1, lo[live])
+        hi[live] = np.where(right, hi[live], mid)
+        live = live[lo[live] < hi[live]]
+    hit = lo < end
+    hit[hit] = np.asarray(indices[lo[hit]], dtype=np.int64) == cols[hit]
+    out = np.zeros(rows.size)
+    out[hit] = np.asarray(data[lo[hit]], dtype=np.float64)
     out[rows == cols] = 1.0  # self-edges are 1 (imported rule sets do not store them)
     return out
 
@@ -103,6 +112,7 @@ class GraphSet:
         self.graphs = graphs
         self.embeddings = embeddings
         self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
+        self._resolved: dict[tuple[object, ...], tuple[str, list[tuple[str, list[int], list[int]]]]] = {}
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -174,6 +184,18 @@ class GraphSet:
         return [graph.index[e.node] for e in
                 self.fuzzy.lookup(predicate, graph.name, FUZZY_LIMIT, self.min_count)]
 
+    def _resolve_cached(self, q: Query, fuzzy: bool, smooth: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
+        """`_resolve` remembered across batches (bounded): grounding a pair is pure given the graphs."""
+        key = (q.premise, q.hypothesis, q.types, q.premise_reversed, q.typed, fuzzy, smooth)  # hashes faster than q
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolve(q, fuzzy, smooth)
+            if len(self._resolved) >= RESOLVE_CACHE_SIZE:
+                self._resolved.clear()
+            self._resolved[key] = found
+        # Copies: score_batch fills smoothed groups in place.
+        return found[0], list(found[1])
+
     def _resolve(self, q: Query, fuzzy: bool, smooth: bool = False) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
         a, b = q.types
         typed = self.graphs.get(graph_name(a, b)) if q.typed else None
@@ -242,8 +264,21 @@ class GraphSet:
         With `smoothing` (and predicate embeddings loaded) a premise missing from its typed graph is
         scored through its nearest nodes there (stage `smoothed`) before cross-graph backoff."""
         measure = self.check_measure(measure)
+        # A batch repeats (premise, hypothesis) pairs (a bundle shares its evidence): score each once.
+        distinct: dict[tuple[object, ...], int] = {}
+        first: list[Query] = []
+        inverse = np.empty(len(queries), dtype=np.int64)
+        for i, q in enumerate(queries):
+            key = (q.premise, q.hypothesis, q.types, q.premise_reversed, q.typed)
+            j = distinct.setdefault(key, len(distinct))
+            if j == len(first):
+                first.append(q)
+            inverse[i] = j
+        if len(first) < len(queries):
+            unique = self.score_batch(first, measure, fuzzy, smoothing)
+            return BatchScores(scores=unique.scores[inverse], stage=[unique.stage[i] for i in inverse])
         smooth = smoothing is not None and self.embeddings is not None
-        resolved = [self._resolve(q, fuzzy, smooth) for q in queries]
+        resolved = [self._resolve_cached(q, fuzzy, smooth) for q in queries]
         stages = [stage for stage, _ in resolved]
         groups = [found for _, found in resolved]
         if smooth:

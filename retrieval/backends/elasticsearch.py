@@ -28,12 +28,14 @@ from retrieval.protocol import (
     ArticleRows,
     Evidence,
     EvidenceQuery,
+    PredicateCount,
     StoreStats,
     TripleRows,
     TypeCount,
     WindowInfo,
     as_date,
     rows_to_columns,
+    summarise,
 )
 
 try:
@@ -299,13 +301,16 @@ class ElasticsearchStore:
             query["bool"]["must_not"] = [{"terms": {"sentence_id": sorted(set(q.exclude_sentence_ids))}}]
         return query
 
-    def _search_body(self, q: EvidenceQuery, after: list[Any] | None = None, got: int = 0) -> dict[str, Any]:
-        """Return the search body for the page after `got` hits of one evidence lookup."""
+    def _search_body(self, q: EvidenceQuery, after: list[Any] | None = None, got: int = 0,
+                     source: list[str] | None = None) -> dict[str, Any]:
+        """Return the search body for the page after `got` hits of one evidence lookup (`source`: fields to return)."""
         size = self.page_size if q.limit is None else min(q.limit - got, self.page_size)
         body: dict[str, Any] = {"query": self._evidence_query(q), "size": size, "track_total_hits": False,
                                 "sort": [{"date": "asc"}, {"triple_id": "asc"}]}
         if after is not None:
             body["search_after"] = after
+        if source is not None:
+            body["_source"] = source
         return body
 
     @staticmethod
@@ -315,17 +320,18 @@ class ElasticsearchStore:
         values["date"] = dt.date.fromisoformat(source["date"])
         return Evidence(**values, aligned=source["subj"] == arg_a)
 
-    def _finish(self, q: EvidenceQuery, hits: list[dict[str, Any]]) -> list[Evidence]:
-        """Page on with search_after while pages come back full, and return the Evidence list."""
+    def _finish(self, q: EvidenceQuery, hits: list[dict[str, Any]],
+                source: list[str] | None = None) -> list[dict[str, Any]]:
+        """Page on with search_after while pages come back full; return every hit of the lookup."""
         while hits and len(hits) % self.page_size == 0 and (q.limit is None or len(hits) < q.limit):
-            body = self._search_body(q, after=hits[-1]["sort"], got=len(hits))
+            body = self._search_body(q, after=hits[-1]["sort"], got=len(hits), source=source)
             more = self._call("evidence lookup", lambda b=body: self.client.search(
                 index=self._index_for("triples", q.window), ignore_unavailable=True, filter_path=_HIT_FIELDS,
                 **b)).get("hits", {}).get("hits", [])
             if not more:
                 break
             hits.extend(more)
-        return [self._to_evidence(h["_source"], q.arg_a) for h in hits]
+        return hits
 
     def evidence(self, window: int, arg_a: str, arg_b: str, exclude_sentence_ids: Iterable[str] = (),
                  limit: int | None = None) -> list[Evidence]:
@@ -337,17 +343,17 @@ class ElasticsearchStore:
         resp = self._call("evidence lookup", lambda: self.client.search(
             index=self._index_for("triples", window), ignore_unavailable=True, filter_path=_HIT_FIELDS, **body))
         hits = resp.get("hits", {}).get("hits", [])
-        return self._finish(q, hits)
+        return [self._to_evidence(h["_source"], q.arg_a) for h in self._finish(q, hits)]
 
-    def evidence_many(self, queries: Sequence[EvidenceQuery]) -> list[list[Evidence]]:
-        """Answer many evidence lookups with _msearch, one result list per query, in query order."""
-        results: list[list[Evidence]] = []
+    def _hits_many(self, queries: Sequence[EvidenceQuery], source: list[str] | None) -> list[list[dict[str, Any]]]:
+        """Run many evidence lookups with _msearch; every hit of each, in query order."""
+        results: list[list[dict[str, Any]]] = []
         for start in range(0, len(queries), _MSEARCH_CHUNK):
             chunk = queries[start:start + _MSEARCH_CHUNK]
             searches: list[dict[str, Any]] = []
             for q in chunk:
                 searches.append({"index": self._index_for("triples", q.window), "ignore_unavailable": True})
-                searches.append(self._search_body(q) if q.limit is None or q.limit > 0 else
+                searches.append(self._search_body(q, source=source) if q.limit is None or q.limit > 0 else
                                 {"query": {"match_none": {}}, "size": 0})
             response = self._call("evidence lookup (batch)", lambda s=searches: self.client.msearch(
                 searches=s, filter_path=_MSEARCH_FIELDS))
@@ -355,8 +361,18 @@ class ElasticsearchStore:
                 if "error" in r:
                     raise StoreError(f"Elasticsearch failed an evidence lookup: {r['error']}")
                 hits = r.get("hits", {}).get("hits", [])
-                results.append(self._finish(q, hits) if q.limit is None or q.limit > 0 else [])
+                results.append(self._finish(q, hits, source) if q.limit is None or q.limit > 0 else [])
         return results
+
+    def evidence_many(self, queries: Sequence[EvidenceQuery]) -> list[list[Evidence]]:
+        """Answer many evidence lookups with _msearch, one result list per query, in query order."""
+        return [[self._to_evidence(h["_source"], q.arg_a) for h in hits]
+                for q, hits in zip(queries, self._hits_many(queries, None), strict=True)]
+
+    def evidence_summary(self, queries: Sequence[EvidenceQuery]) -> list[list[PredicateCount]]:
+        """Per query, its evidence grouped by (predicate, aligned) and counted (only two fields come back)."""
+        return [summarise((h["_source"]["predicate"], h["_source"]["subj"] == q.arg_a) for h in hits)
+                for q, hits in zip(queries, self._hits_many(queries, ["predicate", "subj"]), strict=True)]
 
     def _window_buckets(self, alias: str, query: dict[str, Any] | None = None) -> dict[int, int]:
         """Return {window: doc count} over `alias`, paging a composite aggregation."""

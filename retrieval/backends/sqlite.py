@@ -30,6 +30,7 @@ from retrieval.protocol import (
     ArticleRows,
     Evidence,
     EvidenceQuery,
+    PredicateCount,
     StoreStats,
     TripleRows,
     TypeCount,
@@ -326,6 +327,34 @@ class SQLiteStore:
                         if _is_int64(q.window) else [] for q in queries]
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
+
+    def evidence_summary(self, queries: Sequence[EvidenceQuery]) -> list[list[PredicateCount]]:
+        """Per query, its evidence grouped by (predicate, aligned) and counted: filters, limit and grouping
+        run in SQL, and only two short columns come back."""
+        try:
+            with self._borrow() as conn:
+                return [self._summary(conn, q) if _is_int64(q.window) else [] for q in queries]
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
+
+    @staticmethod
+    def _summary(conn: sqlite3.Connection, q: EvidenceQuery) -> list[PredicateCount]:
+        """Run one grouped evidence lookup on `conn` (the rows of `_lookup`, counted per predicate)."""
+        if q.limit is not None and q.limit <= 0:
+            return []
+        exclude = sorted(set(q.exclude_sentence_ids))
+        keep = f" AND sentence_id NOT IN ({', '.join('?' * len(exclude))})" if exclude else ""
+        branch = f"SELECT predicate, subj, date, triple_id FROM triples WHERE window_id = ? AND subj = ? AND obj = ?{keep}"
+        pairs = [(q.arg_a, q.arg_b)] if q.arg_a == q.arg_b else [(q.arg_a, q.arg_b), (q.arg_b, q.arg_a)]
+        rows_sql = " UNION ALL ".join([branch] * len(pairs))
+        params: list[object] = [v for s, o in pairs for v in (q.window, s, o, *exclude)]
+        if q.limit is not None:  # the first `limit` rows by (date, triple_id), as `_lookup` keeps them
+            rows_sql = f"SELECT predicate, subj FROM ({rows_sql} ORDER BY date, triple_id LIMIT ?)"
+            params.append(q.limit)
+        rows = conn.execute(f"SELECT predicate, subj = ?, count(*) FROM ({rows_sql}) GROUP BY predicate, subj",
+                            [q.arg_a, *params]).fetchall()
+        rows.sort(key=lambda r: (r[0], not r[1]))
+        return [PredicateCount(p, bool(a), int(n)) for p, a, n in rows]
 
     def _window_counts(self, where: str = "", params: tuple[object, ...] = ()) -> list[WindowInfo]:
         """Return WindowInfo rows for the windows matching `where` (on window_id)."""

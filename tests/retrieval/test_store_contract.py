@@ -12,7 +12,7 @@ import pytest
 from graph_builder.errors import NotFoundError
 from graph_builder.triples import ARTICLE_SCHEMA, TRIPLE_SCHEMA
 from graph_builder.windows import window_of
-from retrieval.protocol import EvidenceQuery, EvidenceStore, TypeCount
+from retrieval.protocol import EvidenceQuery, EvidenceStore, PredicateCount, TypeCount, summarise
 from tests.retrieval.rows import article, triple
 
 MAR3, MAR4, MAR5, MAR6, MAR9 = (dt.date(1987, 3, d) for d in (3, 4, 5, 6, 9))
@@ -166,6 +166,23 @@ def test_evidence_many_matches_single_lookups_in_order(loaded: Any) -> None:
     assert [ids(r) for r in got] == [["t0002", "t0001", "t0003"], ["t0007"], [], ["t0002"], ["t0004"], []]
 
 
+def test_evidence_summary_groups_exactly_the_rows_of_evidence_many(loaded: Any) -> None:
+    """The grouped lookup counts the very rows the full lookup returns: exclusions, limit and order included."""
+    queries = [EvidenceQuery(W1, "john", "ikea"), EvidenceQuery(W2, "ikea", "john"),
+               EvidenceQuery(W1, "nobody", "ikea"), EvidenceQuery(W1, "john", "ikea", ("a1:s1",), 1),
+               EvidenceQuery(W1, "john", "ikea", ("a1:s1", "a2:s1")), EvidenceQuery(W1, "john", "john"),
+               EvidenceQuery(W1, "john", "ikea", limit=0), EvidenceQuery(W1, "john", "ikea", limit=2)]
+    got = loaded.evidence_summary(queries)
+    assert got == [summarise((e.predicate, e.aligned) for e in r) for r in loaded.evidence_many(queries)]
+    # Hand-checked: t0002 (hire, ikea first) then t0001 (visit, aligned) then t0003 (shop, aligned) by date.
+    assert got[0] == [PredicateCount("(hire.1,hire.2)", False, 1), PredicateCount("(shop.1,shop.in.2)", True, 1),
+                      PredicateCount(TRIPLES[0]["predicate"], True, 1)]
+    assert got[3] == [PredicateCount("(hire.1,hire.2)", False, 1)]
+    assert got[4] == [PredicateCount("(hire.1,hire.2)", False, 1)]
+    assert got[7] == [PredicateCount("(hire.1,hire.2)", False, 1), PredicateCount(TRIPLES[0]["predicate"], True, 1)]
+    assert got[2] == got[6] == []
+
+
 def test_many_evidence_rows_for_one_pair_all_returned(store_factory: Any, backend: str) -> None:
     """A pair with more rows than one result page comes back complete and in order."""
     store = store_factory(page_size=100) if backend == "elasticsearch" else store_factory()
@@ -179,3 +196,5 @@ def test_many_evidence_rows_for_one_pair_all_returned(store_factory: Any, backen
     assert ids(store.evidence(W1, "bank", "rate", limit=130)) == [r["triple_id"] for r in expected[:130]]
     many = store.evidence_many([EvidenceQuery(W1, "bank", "rate"), EvidenceQuery(W1, "bank", "rate", limit=5)])
     assert [len(r) for r in many] == [250, 5]
+    summary = store.evidence_summary([EvidenceQuery(W1, "bank", "rate"), EvidenceQuery(W1, "rate", "bank", limit=130)])
+    assert [[(g.aligned, g.count) for g in r] for r in summary] == [[(True, 250)], [(False, 130)]]

@@ -1,0 +1,92 @@
+"""The engine's two evidence paths agree: grouped predicates (batch evaluation, top_k 0) and whole rows."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graph_builder.errors import NotFoundError
+from graph_builder.graphs.graphset import GraphSet, Query, lookup_scores
+from graph_builder.triples import read_triples
+from retrieval.factory import open_store
+from service.engine import HypothesisInput, Options, ScoringEngine
+from tests.conftest import Build
+
+
+@pytest.fixture(scope="module")
+def engine(reuters_build: Build, graphs: GraphSet) -> ScoringEngine:
+    """An in-process engine on the real Reuters slice (SQLite)."""
+    return ScoringEngine(graphs, open_store(reuters_build.sqlite_url))
+
+
+def _bundles(reuters_build: Build, graphs: GraphSet, n: int = 150) -> list[HypothesisInput]:
+    """BoOQA-like bundles: a real pair in its window asked with its own predicate, a graph neighbour of it
+    (so graph edges score) and a random graph predicate."""
+    rows = read_triples(reuters_build.triples).to_pylist()
+    rng = random.Random(3)
+    predicates = sorted({node.rsplit("#", 2)[0] for g in graphs.graphs.values() for node in g.nodes})
+    items = []
+    for row in rng.sample(rows, n):
+        exclude = (row["sentence_id"],) if rng.random() < 0.5 else ()
+        try:
+            near = graphs.neighbours(row["predicate"], (row["subj_type"], row["obj_type"]), "binc", limit=3)
+        except NotFoundError:
+            near = []
+        asked = [row["predicate"], rng.choice(predicates)]
+        asked += [node.rsplit("#", 2)[0] for node, _ in near[:1] if node.endswith(f"#{row['subj_type']}#{row['obj_type']}")
+                  or node.endswith(f"#{row['subj_type']}_1#{row['obj_type']}_2")]
+        for predicate in asked:
+            items.append(HypothesisInput(subject=row["subj"], predicate=predicate, object=row["obj"],
+                                         subject_type=row["subj_type"], object_type=row["obj_type"],
+                                         window=row["window"], exclude_sentence_ids=exclude))
+    return items
+
+
+@pytest.mark.parametrize("exclude_same", [False, True])
+def test_grouped_path_scores_exactly_as_whole_rows(engine: ScoringEngine, reuters_build: Build, graphs: GraphSet,
+                                                   exclude_same: bool) -> None:
+    """Every scorer gives the same score, answer and evidence count with top_k 0 as with whole rows."""
+    items = _bundles(reuters_build, graphs)
+    for scorer in [s for s in engine.scorers if s != "lm_cosine"]:
+        grouped = engine.judge(items, Options(scorer, exclude_same_predicate=exclude_same, top_k=0))
+        rows = engine.judge(items, Options(scorer, exclude_same_predicate=exclude_same, top_k=10_000))
+        assert [(a.score, a.answer, a.evidence_count) for a in grouped] == \
+            [(a.score, a.answer, a.evidence_count) for a in rows], scorer
+        assert all(a.evidence == [] for a in grouped)
+        assert all(a.evidence_count == len(a.evidence) for a in rows)
+    counts = [a.evidence_count for a in engine.judge(items, Options("binc", top_k=0))]
+    assert sum(c > 0 for c in counts) >= len(items) // 2, "the sample should mostly find evidence"
+    assert any(a.score not in (0.0, 1.0) for a in engine.judge(items, Options("binc", top_k=0))), \
+        "some scores should come from graph edges, not only exact matches"
+
+
+def test_batch_memo_gives_the_scores_of_single_queries(graphs: GraphSet) -> None:
+    """Scoring a batch with repeated pairs (memoised) equals scoring each pair alone."""
+    name, graph = max(graphs.graphs.items(), key=lambda kv: len(kv[1].nodes))
+    a, b = name.split("#")
+    preds = [node.rsplit("#", 2)[0] for node in graph.nodes[:40]]
+    rng = random.Random(1)
+    queries = [Query(rng.choice(preds), rng.choice(preds), (a, b), rng.random() < 0.3) for _ in range(300)]
+    batch = graphs.score_batch(queries, "binc")
+    alone = [graphs.score_batch([q], "binc") for q in queries]
+    assert batch.scores.tolist() == [s.scores[0] for s in alone]
+    assert batch.stage == [s.stage[0] for s in alone]
+    assert len(set(queries)) < len(queries)
+
+
+def test_lookup_scores_equals_dense_reference() -> None:
+    """The per-row binary search reads exactly the dense matrix, misses included, on random sparse inputs."""
+    rng = np.random.default_rng(0)
+    for n, density in ((1, 1.0), (7, 0.0), (30, 0.2), (200, 0.05), (64, 0.9)):
+        m = sp.random(n, n, density=density, format="csr", random_state=rng, dtype=np.float64)
+        m.sort_indices()
+        dense = m.toarray()
+        np.fill_diagonal(dense, 1.0)
+        rows, cols = rng.integers(0, n, 500), rng.integers(0, n, 500)
+        got = lookup_scores((m.data, m.indices, m.indptr), n, rows, cols)
+        assert np.array_equal(got, dense[rows, cols])
+    assert lookup_scores((m.data, m.indices, m.indptr), 64, np.array([], dtype=np.int64),
+                         np.array([], dtype=np.int64)).size == 0
