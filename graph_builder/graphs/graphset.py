@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -16,7 +16,7 @@ from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_mani
 from graph_builder.graphs.counts import graph_name, typed_node
 from graph_builder.graphs.fuzzy import FUZZY_LIMIT, FUZZY_MIN_COUNT, FuzzyEntry, FuzzyIndex
 
-RESOLVE_CACHE_SIZE = 200_000  # grounded (premise, hypothesis) pairs remembered across batches
+CACHE_SIZE = 200_000  # grounded pairs and fuzzy readings remembered across batches, per cache
 
 
 def parse_types(types: str | Sequence[str]) -> tuple[str, str]:
@@ -27,11 +27,11 @@ def parse_types(types: str | Sequence[str]) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(NamedTuple):
     """Does `premise` entail `hypothesis`? `types` are the hypothesis' slot types; `premise_reversed`
     says the premise holds the same arguments in the other order; `typed=False` skips the typed
-    graph (e.g. when the two sides disagree on the types) and goes straight to cross-graph backoff."""
+    graph (e.g. when the two sides disagree on the types) and goes straight to cross-graph backoff.
+    A named tuple: a batch makes hundreds of thousands, and tuples build and hash in C."""
 
     premise: str
     hypothesis: str
@@ -112,7 +112,8 @@ class GraphSet:
         self.graphs = graphs
         self.embeddings = embeddings
         self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
-        self._resolved: dict[tuple[object, ...], tuple[str, list[tuple[str, list[int], list[int]]]]] = {}
+        self._graph_of: dict[tuple[str, str], Graph | None] = {}
+        self._fuzzy_rows: dict[str, dict[str, list[int]]] = {}
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -180,33 +181,39 @@ class GraphSet:
         query = Query(premise, hypothesis, parse_types(types), premise_reversed)
         return float(self.score_batch([query], measure, fuzzy).scores[0])
 
-    def _candidates(self, graph: Graph, predicate: str) -> list[int]:
-        return [graph.index[e.node] for e in
-                self.fuzzy.lookup(predicate, graph.name, FUZZY_LIMIT, self.min_count)]
-
-    def _resolve_cached(self, q: Query, fuzzy: bool, smooth: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
-        """`_resolve` remembered across batches (bounded): grounding a pair is pure given the graphs."""
-        key = (q.premise, q.hypothesis, q.types, q.premise_reversed, q.typed, fuzzy, smooth)  # hashes faster than q
-        found = self._resolved.get(key)
+    def _readings(self, predicate: str) -> dict[str, list[int]]:
+        """Graph name -> the predicate's fuzzy candidates there as node rows, most frequent first, at most
+        FUZZY_LIMIT per graph (remembered, bounded): what `FuzzyIndex.lookup` gives graph by graph."""
+        found = self._fuzzy_rows.get(predicate)
         if found is None:
-            found = self._resolve(q, fuzzy, smooth)
-            if len(self._resolved) >= RESOLVE_CACHE_SIZE:
-                self._resolved.clear()
-            self._resolved[key] = found
-        # Copies: score_batch fills smoothed groups in place.
-        return found[0], list(found[1])
+            by_graph: dict[str, list[int]] = {}
+            for e in self.fuzzy.lookup(predicate, None, 10**9, self.min_count):
+                rows = by_graph.setdefault(e.graph, [])
+                if len(rows) < FUZZY_LIMIT:
+                    rows.append(self.graphs[e.graph].index[e.node])
+            found = dict(sorted(by_graph.items()))  # by graph name: backoff reads graphs in this order
+            _remember(self._fuzzy_rows, predicate, found)
+        return found
+
+    def _typed_graph(self, types: tuple[str, str]) -> Graph | None:
+        """The graph of a type pair, or None (remembered)."""
+        try:
+            return self._graph_of[types]
+        except KeyError:
+            graph = self._graph_of[types] = self.graphs.get(graph_name(*types))
+            return graph
 
     def _resolve(self, q: Query, fuzzy: bool, smooth: bool = False) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
-        a, b = q.types
-        typed = self.graphs.get(graph_name(a, b)) if q.typed else None
+        typed = self._typed_graph(q.types) if q.typed else None
         if typed is not None:
             p_node, h_node = _typed_pair(q)
             p, h = typed.index.get(p_node), typed.index.get(h_node)
             if p is not None and h is not None:
                 return "typed", [(typed.name, [p], [h])]
-            ps, hs = [], []
+            ps: list[int] = []
+            hs: list[int] = []
             if fuzzy:
-                ps, hs = self._candidates(typed, q.premise), self._candidates(typed, q.hypothesis)
+                ps, hs = self._readings(q.premise).get(typed.name, []), self._readings(q.hypothesis).get(typed.name, [])
                 if ps and hs:
                     return "fuzzy", [(typed.name, ps, hs)]
             hs = [h] if h is not None else hs
@@ -219,14 +226,11 @@ class GraphSet:
         if not fuzzy:
             return "none", []
         # Cross-graph backoff: every graph knowing both predicates (any orientation) gives one score.
-        found = []
-        prem_graphs = {e.graph for e in self.fuzzy.lookup(q.premise, None, 10**9, self.min_count)}
-        for name in sorted(prem_graphs):
-            graph = self.graphs[name]
-            ps, hs = self._candidates(graph, q.premise), self._candidates(graph, q.hypothesis)
-            if ps and hs:
-                found.append((name, ps, hs))
-        return ("backoff", found) if found else ("none", [])
+        ps, hs = self._readings(q.premise), self._readings(q.hypothesis)
+        common = ps.keys() & hs.keys() if ps and hs else ()
+        if not common:
+            return "none", []
+        return "backoff", [(name, ps[name], hs[name]) for name in sorted(common)]
 
     def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
         """Which nodes of a graph have these slot types in this order (`#person#location`)."""
@@ -265,12 +269,11 @@ class GraphSet:
         scored through its nearest nodes there (stage `smoothed`) before cross-graph backoff."""
         measure = self.check_measure(measure)
         # A batch repeats (premise, hypothesis) pairs (a bundle shares its evidence): score each once.
-        distinct: dict[tuple[object, ...], int] = {}
+        distinct: dict[Query, int] = {}
         first: list[Query] = []
         inverse = np.empty(len(queries), dtype=np.int64)
         for i, q in enumerate(queries):
-            key = (q.premise, q.hypothesis, q.types, q.premise_reversed, q.typed)
-            j = distinct.setdefault(key, len(distinct))
+            j = distinct.setdefault(q, len(distinct))
             if j == len(first):
                 first.append(q)
             inverse[i] = j
@@ -278,27 +281,38 @@ class GraphSet:
             unique = self.score_batch(first, measure, fuzzy, smoothing)
             return BatchScores(scores=unique.scores[inverse], stage=[unique.stage[i] for i in inverse])
         smooth = smoothing is not None and self.embeddings is not None
-        resolved = [self._resolve_cached(q, fuzzy, smooth) for q in queries]
+        resolved = [self._resolve(q, fuzzy, smooth) for q in queries]
         stages = [stage for stage, _ in resolved]
         groups = [found for _, found in resolved]
         if smooth:
             pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
             for qid in self._smooth(queries, pending, groups, smoothing):  # type: ignore[arg-type]
                 stages[qid], groups[qid] = self._backoff(queries[qid], fuzzy)
-        per_graph: dict[str, list[tuple[int, int, int]]] = {}
+        per_graph: dict[str, tuple[list[int], list[int], list[int]]] = {}  # graph -> (query, premise row, hyp row)
         for qid, found in enumerate(groups):
             for name, ps, hs in found:
-                bucket = per_graph.setdefault(name, [])
-                bucket.extend((qid, p, h) for p in ps for h in hs)
+                bucket = per_graph.get(name)
+                if bucket is None:
+                    bucket = per_graph[name] = ([], [], [])
+                if len(ps) == 1 and len(hs) == 1:
+                    bucket[0].append(qid)
+                    bucket[1].append(ps[0])
+                    bucket[2].append(hs[0])
+                else:
+                    for p in ps:
+                        bucket[0].extend([qid] * len(hs))
+                        bucket[1].extend([p] * len(hs))
+                        bucket[2].extend(hs)
         n_q = len(queries)
         names = sorted(per_graph)
         qids, gids, vals = [], [], []
         for gi, name in enumerate(names):
-            arr = np.asarray(per_graph[name], dtype=np.int64)
+            q_list, p_list, h_list = per_graph[name]
             graph = self.graphs[name]
-            vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), arr[:, 1], arr[:, 2]))
-            qids.append(arr[:, 0])
-            gids.append(np.full(arr.shape[0], gi, dtype=np.int64))
+            vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), np.array(p_list, dtype=np.int64),
+                                      np.array(h_list, dtype=np.int64)))
+            qids.append(np.array(q_list, dtype=np.int64))
+            gids.append(np.full(len(q_list), gi, dtype=np.int64))
         scores = np.zeros(n_q)
         if names:
             q_all, g_all, v_all = np.concatenate(qids), np.concatenate(gids), np.concatenate(vals)
@@ -363,17 +377,26 @@ def edge_stats(graphset: GraphSet, measure: str | None = None) -> dict[str, Any]
         neg += int(np.sum(partner[r] == c))
     return {"measure": measure, "edges": edges, "pairs_at_1_both_ways": both_one,
             "pairs_near_1_both_ways": both_near, "neg_edges": neg}
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """Store in a bounded cache: when full it starts again (cheap, and batches refill what they use)."""
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+
+
 def _typed_pair(q: Query) -> tuple[str, str]:
     """Return the (premise, hypothesis) nodes a query reads in its typed graph."""
     a, b = q.types
-    p_node, h_node = typed_node(q.premise, a, b, q.premise_reversed), typed_node(q.hypothesis, a, b)
-    if a == b:
-        # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
-        # Reading one canonical pair makes a query and its reverse read one transposed pair,
-        # so symmetric measures give bit-identical scores both ways.
-        mirrored = (typed_node(q.premise, a, b, not q.premise_reversed), typed_node(q.hypothesis, a, b, True))
-        if sorted(mirrored) < sorted((p_node, h_node)):
-            return mirrored
+    if a != b:
+        return (f"{q.premise}#{b}#{a}" if q.premise_reversed else f"{q.premise}#{a}#{b}"), f"{q.hypothesis}#{a}#{b}"
+    one, two = f"#{a}_1#{a}_2", f"#{a}_2#{a}_1"
+    p_node, h_node = q.premise + (two if q.premise_reversed else one), q.hypothesis + one
+    # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
+    # Reading one canonical pair makes a query and its reverse read one transposed pair,
+    # so symmetric measures give bit-identical scores both ways.
+    m_p, m_h = q.premise + (one if q.premise_reversed else two), q.hypothesis + two
+    if (min(m_p, m_h), max(m_p, m_h)) < (min(p_node, h_node), max(p_node, h_node)):
+        return m_p, m_h
     return p_node, h_node
 
 

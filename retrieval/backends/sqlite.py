@@ -348,11 +348,12 @@ class SQLiteStore:
         pairs = [(q.arg_a, q.arg_b)] if q.arg_a == q.arg_b else [(q.arg_a, q.arg_b), (q.arg_b, q.arg_a)]
         rows_sql = " UNION ALL ".join([branch] * len(pairs))
         params: list[object] = [v for s, o in pairs for v in (q.window, s, o, *exclude)]
-        if q.limit is not None:  # the first `limit` rows by (date, triple_id), as `_lookup` keeps them
-            rows_sql = f"SELECT predicate, subj FROM ({rows_sql} ORDER BY date, triple_id LIMIT ?)"
-            params.append(q.limit)
-        rows = conn.execute(f"SELECT predicate, subj = ?, count(*) FROM ({rows_sql}) GROUP BY predicate, subj",
-                            [q.arg_a, *params]).fetchall()
+        grouped = "SELECT predicate, subj = ?, count(*) FROM ({}) GROUP BY predicate, subj"
+        rows = conn.execute(grouped.format(rows_sql), [q.arg_a, *params]).fetchall()
+        if q.limit is not None and sum(n for _, _, n in rows) > q.limit:
+            # Over the limit (rare): keep the first `limit` rows by (date, triple_id), as `_lookup` does.
+            limited = f"SELECT predicate, subj FROM ({rows_sql} ORDER BY date, triple_id LIMIT ?)"
+            rows = conn.execute(grouped.format(limited), [q.arg_a, *params, q.limit]).fetchall()
         rows.sort(key=lambda r: (r[0], not r[1]))
         return [PredicateCount(p, bool(a), int(n)) for p, a, n in rows]
 
