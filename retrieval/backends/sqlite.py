@@ -11,6 +11,8 @@ counts and article stubs are then computed by SQL over the batch's new rows only
 from __future__ import annotations
 
 import datetime as dt
+import heapq
+import itertools
 import sqlite3
 import queue
 import threading
@@ -52,7 +54,8 @@ _TRIPLE_DDL = """
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS triples ({_TRIPLE_DDL.format(pk="UNIQUE")});
-CREATE INDEX IF NOT EXISTS triples_lookup ON triples (window_id, subj, obj);
+CREATE INDEX IF NOT EXISTS triples_pair ON triples (window_id, subj, obj, date, triple_id, predicate, sentence_id);
+DROP INDEX IF EXISTS triples_lookup;
 CREATE TABLE IF NOT EXISTS articles (
     article_id TEXT PRIMARY KEY, date TEXT NOT NULL, window_id INTEGER NOT NULL, split TEXT,
     title TEXT, sentences INTEGER, tokens INTEGER, triples INTEGER
@@ -339,23 +342,32 @@ class SQLiteStore:
 
     @staticmethod
     def _summary(conn: sqlite3.Connection, q: EvidenceQuery) -> list[PredicateCount]:
-        """Run one grouped evidence lookup on `conn` (the rows of `_lookup`, counted per predicate)."""
+        """Run one grouped evidence lookup on `conn` (the rows of `_lookup`, counted per predicate).
+
+        One query per argument order on the covering index triples_pair, so SQLite never reads the
+        rows themselves; only a lookup over the limit reads its first rows in (date, triple_id) order."""
         if q.limit is not None and q.limit <= 0:
             return []
         exclude = sorted(set(q.exclude_sentence_ids))
         keep = f" AND sentence_id NOT IN ({', '.join('?' * len(exclude))})" if exclude else ""
-        branch = f"SELECT predicate, subj, date, triple_id FROM triples WHERE window_id = ? AND subj = ? AND obj = ?{keep}"
-        pairs = [(q.arg_a, q.arg_b)] if q.arg_a == q.arg_b else [(q.arg_a, q.arg_b), (q.arg_b, q.arg_a)]
-        rows_sql = " UNION ALL ".join([branch] * len(pairs))
-        params: list[object] = [v for s, o in pairs for v in (q.window, s, o, *exclude)]
-        grouped = "SELECT predicate, subj = ?, count(*) FROM ({}) GROUP BY predicate, subj"
-        rows = conn.execute(grouped.format(rows_sql), [q.arg_a, *params]).fetchall()
-        if q.limit is not None and sum(n for _, _, n in rows) > q.limit:
-            # Over the limit (rare): keep the first `limit` rows by (date, triple_id), as `_lookup` does.
-            limited = f"SELECT predicate, subj FROM ({rows_sql} ORDER BY date, triple_id LIMIT ?)"
-            rows = conn.execute(grouped.format(limited), [q.arg_a, *params, q.limit]).fetchall()
-        rows.sort(key=lambda r: (r[0], not r[1]))
-        return [PredicateCount(p, bool(a), int(n)) for p, a, n in rows]
+        orders = [(q.arg_a, q.arg_b, True)] if q.arg_a == q.arg_b else [(q.arg_a, q.arg_b, True), (q.arg_b, q.arg_a, False)]
+        counts: dict[tuple[str, bool], int] = {}
+        for subj, obj, aligned in orders:
+            for predicate, n in conn.execute("SELECT predicate, count(*) FROM triples WHERE window_id = ? AND subj = ? "
+                                             f"AND obj = ?{keep} GROUP BY predicate", (q.window, subj, obj, *exclude)):
+                counts[(predicate, aligned)] = n
+        if q.limit is not None and sum(counts.values()) > q.limit:
+            # Over the limit: the first `limit` rows by (date, triple_id), as `_lookup` keeps them. Each
+            # order reads at most `limit` entries of triples_pair in index order; the two merge here.
+            sql = ("SELECT date, triple_id, predicate, ? FROM triples WHERE window_id = ? AND subj = ? AND obj = ?"
+                   f"{keep} ORDER BY date, triple_id LIMIT ?")
+            first = heapq.merge(*(conn.execute(sql, (aligned, q.window, subj, obj, *exclude, q.limit))
+                                  for subj, obj, aligned in orders))
+            counts = {}
+            for _, _, predicate, aligned in itertools.islice(first, q.limit):
+                key = (predicate, bool(aligned))
+                counts[key] = counts.get(key, 0) + 1
+        return [PredicateCount(p, a, n) for (p, a), n in sorted(counts.items(), key=lambda kv: (kv[0][0], not kv[0][1]))]
 
     def _window_counts(self, where: str = "", params: tuple[object, ...] = ()) -> list[WindowInfo]:
         """Return WindowInfo rows for the windows matching `where` (on window_id)."""
