@@ -37,7 +37,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_GOLD = REPO / "tests" / "data" / "extraction_gold"
 DEFAULT_DATA = REPO.parent / "shared" / "data"
-SCORER_VERSION = "egqa.extraction-eval.v1"
+SCORER_VERSION = "egqa.extraction-eval.v2"
 
 NEGATION_PREFIX = "NEG__"
 # Words dropped from a predicate before its content lemmas are compared: prepositions and particles that
@@ -130,9 +130,14 @@ def content_lemmas(predicate: str) -> frozenset[str]:
     return frozenset(w for w in words if w and not w.isdigit() and w not in FUNCTION_WORDS)
 
 
+def _words(argument: str) -> list[str]:
+    """An argument's words without the commas a full name keeps ("fox-pitt, kelton nv" -> fox-pitt kelton nv)."""
+    return [w for w in (w.strip(",;") for w in argument.lower().split()) if w]
+
+
 def arguments_match(predicted: str, gold: str) -> bool:
     """Head-word overlap: same last word, or one argument's word sequence contains the other's."""
-    p, g = predicted.lower().split(), gold.lower().split()
+    p, g = _words(predicted), _words(gold)
     if not p or not g:
         return False
     if p[-1] == g[-1]:

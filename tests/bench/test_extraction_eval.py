@@ -32,6 +32,8 @@ def test_content_lemmas_drop_roles_prepositions_negation_and_controllers() -> No
     ("mobil corp", "exxon mobil corp", True),     # contained, and same last word
     ("oil field", "field", True),                 # same head word
     ("us", "business", False),                    # a substring is not a word
+    ("fox-pitt", "fox-pitt, kelton nv", True),    # a comma inside a full name is no part of a word
+    ("orrick , herrington", "orrick, herrington", True),
     ("exxon", "texaco", False),
     ("", "texaco", False),
 ])
