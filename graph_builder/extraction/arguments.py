@@ -30,9 +30,10 @@ ARGUMENT_POS = frozenset({"NOUN", "PROPN"})
 UNIT_WORDS = frozenset({"ct", "cts", "dlr", "dlrs", "pct", "mln", "billion", "bln", "shr", "shrs", "vs", "qtr",
                         "revs", "avg", "tonne", "tonnes", "pence", "stg", "percent", "percentage", "point", "points",
                         "bps"})
-# Common nouns that only say when: "in calendar 1986", "the first half", "last year" (dates are skipped by label).
+# Common nouns that only say when: "in calendar 1986", "the first half", "at 1530 GMT" (dates are skipped by label).
 TIME_NOUNS = frozenset({"calendar", "year", "quarter", "month", "week", "weekend", "day", "hour", "minute", "period",
-                        "half", "season", "decade", "century", "morning", "afternoon", "evening", "night"})
+                        "half", "season", "decade", "century", "morning", "afternoon", "evening", "night", "time",
+                        "gmt", "edt", "est", "bst", "cet", "jst"})
 _STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
 # "Widget Inc." and "Widget Inc" are one name (the tokenizer also keeps a sentence's last full stop on "Inc.").
 _DOTTED_SUFFIXES = frozenset({"inc.", "corp.", "co.", "ltd.", "plc.", "bros."})
@@ -139,6 +140,8 @@ def argument_of(head: Token) -> Argument | None:
         text = " ".join(w for w in words if w.lower() not in {"the", "a", "an"}) or ent.text
         entity_type = company_type(words, ENTITY_TYPES.get(ent.label_))
         return Argument(head, norm, text, entity_type or UNKNOWN_TYPE, entity_type is not None)
+    if head.lemma_.lower() in TIME_NOUNS or head.lower_ in TIME_NOUNS:
+        return None
     if head.pos_ == "PROPN" and head.text[:1].isupper() and head.lower_ not in _NOT_NAMES and head.i > head.sent.start \
             and not head.is_upper:
         # A proper name the recogniser missed ("Gol Linhas Aereas", "Ridenour"): a named argument of unknown type,
@@ -149,8 +152,6 @@ def argument_of(head: Token) -> Argument | None:
         if norm and not _is_amount(words):
             entity_type = company_type(words, None)
             return Argument(head, norm, " ".join(words), entity_type or UNKNOWN_TYPE, True)
-    if head.pos_ == "NOUN" and head.lemma_.lower() in TIME_NOUNS:
-        return None
     # A common noun keeps its compound modifiers; its head is lemmatised so "headaches" meets "headache".
     compounds = [c for c in head.lefts if c.dep_ == "compound"]
     words = [c.text for c in compounds] + [head.lemma_ if head.pos_ == "NOUN" else head.text]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Span, Token
 
-from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, Argument, argument_of
+from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, TIME_NOUNS, Argument, argument_of
 
 # Known lemmatiser slips of the small English pipeline, fixed so the predicate reads as the verb.
 _LEMMA_FIXES = {"fin": "fine", "datum": "data", "lay off": "lay off", "rat": "rate", "wag": "wage",
@@ -38,7 +38,7 @@ IDIOMS = frozenset({
     ("in", "exchange"), ("at", "least"), ("at", "most"), ("in", "total"), ("in", "all"), ("for", "example"),
     ("for", "instance"), ("in", "interview"), ("in", "statement"), ("at", "moment"), ("in", "process"),
     ("in", "meantime"), ("on", "day"), ("by", "way"), ("in", "need"), ("at", "risk"), ("in", "talk"),
-    ("in", "cash"), ("as", "part"),
+    ("in", "cash"), ("as", "part"), ("in", "row"),
 })
 # Prepositions of comparison, role or concession: their noun is set beside the subject, not acted on.
 _FRAMING_PREPOSITIONS = frozenset({"like", "unlike", "as", "besides", "despite", "among", "amid"})
@@ -49,7 +49,7 @@ LINKING_IDIOMS = frozenset({("in", "talk"), ("in", "support"), ("in", "charge"),
 # Quantity words that measure the noun of their of-phrase ("none" is left out: it negates).
 PARTITIVES = frozenset({"part", "some", "all", "most", "many", "much", "rest", "bulk", "majority", "minority", "couple",
                         "pair", "lot", "lots", "dozens", "hundreds", "thousands", "millions", "portion", "fraction",
-                        "handful", "number", "each", "any", "both", "several", "few", "one", "two", "three"})
+                        "handful", "number", "each", "any", "both", "several", "few", "one", "two", "three", "half"})
 _INTRANSITIVE = frozenset({"rise", "fall", "climb", "drop", "gain", "jump", "slip", "ease", "surge", "tumble", "soar",
                            "decline", "slide", "rally", "plunge", "advance", "close", "open", "end", "trade"})
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
@@ -139,8 +139,11 @@ def _introduces_examples(noun: Token, prep: Token) -> bool:
 def _measured(token: Token) -> Token | None:
     """The noun an amount or a part is of: "30 mln dlrs of notes" -> notes, "part of its exports" -> exports,
     "some of its users" -> users (the measure itself is no participant)."""
-    if token.lower_ not in PARTITIVES and token.lemma_.lower() not in PARTITIVES and argument_of(token) is not None:
+    partitive = token.lower_ in PARTITIVES or token.lemma_.lower() in PARTITIVES
+    if not partitive and argument_of(token) is not None:
         return None
+    if not partitive and token.lemma_.lower() in TIME_NOUNS and not _fraction(token):
+        return None  # "a period of low rates" says when; "three quarters of VW" says how much
     for prep in token.children:
         if prep.dep_ == "prep" and prep.lower_ == "of":
             for pobj in prep.children:
@@ -164,6 +167,12 @@ def _listed(head: Token) -> list[Token]:
         if nxt is not None and nxt.text == ",":
             return out[1:]
     return out
+
+
+def _fraction(token: Token) -> bool:
+    """"a quarter of", "three quarters of": a share, not a quarter of the year."""
+    return token.lemma_.lower() == "quarter" and any(
+        c.dep_ == "nummod" or (c.dep_ == "det" and c.lower_ in {"a", "an"}) for c in token.children)
 
 
 def _slots_for(heads: list[Token], role: str, words: tuple[Token, ...] = ()) -> list[Slot]:
@@ -369,7 +378,7 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         frame.negations += head.negations
         frame.words |= head.words | {c for c in verb.children if c.dep_ == "aux"}
     elif verb.dep_ == "relcl":
-        noun = argument_of(verb.head)
+        noun = argument_of(_antecedent(verb))
         if noun is None:
             return
         relative = [c for c in verb.children if c.lower_ in _RELATIVE_PRONOUNS and c.dep_ in {"nsubj", "nsubjpass", "dobj"}
@@ -392,6 +401,14 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         if head is None:
             return
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]
+
+
+def _antecedent(relcl: Token) -> Token:
+    """The noun a relative clause is about: the conjunct right before it, where the parser hung it on the first of
+    a coordination ("IBM and Sun, which carries ..." is about Sun)."""
+    head = relcl.head
+    before = [t for t in _with_conjuncts(head) if t.i < relcl.i]
+    return max(before, key=lambda t: t.i) if before else head
 
 
 def _pronoun_fits(pronoun: Token, noun: Argument) -> bool:

@@ -113,6 +113,12 @@ CASES = [
     # "in talks with" passes the relation on; a plural noun before a comma list of names is their label
     ("Acme Corp is in talks with two carmakers, Widget Motors and Gizmo Automobile.",
      ("acme corp", "(be.1,be.in.talk.with.2)", "gizmo automobile", "organization", "organization")),
+    # a fraction is a measure, a quarter of the year is not
+    ("Acme Corp cut a quarter of its dealerships.", ("acme corp", "(cut.1,cut.2)", "dealership", "organization",
+                                                      "thing")),
+    # a relative clause after a coordination is about the nearest conjunct
+    ("Officials with Acme Corp and Widget Inc, which owns Gizmo Ltd, declined to comment.",
+     ("widget inc", "(own.1,own.2)", "gizmo ltd", "organization", "organization")),
     # a name in a phrase fronted before the subject keeps its relation
     ("In Germany, Acme Corp cut 500 jobs.", ("acme corp", "(cut.1,cut.in.2)", "germany", "organization", "location")),
 ]
@@ -170,6 +176,9 @@ def _arguments(sentence: str) -> set[str]:
     ("In a separate deal, Acme Corp sold its unit to Widget Inc.", "deal"),  # a fronted frame, no participant
     ("Like many retailers, Acme Corp raised prices.", "retailer"),       # a comparison, no participant
     ("Acme Corp owns 80 percent of Widget Inc.", "percent"),
+    ("Acme Corp cut its prices for the first time.", "time"),
+    ("Acme Corp sold its Paris office at 1530 GMT.", "gmt"),
+    ("Acme Corp raised prices in the first quarter of 2009.", "quarter"),
 ])
 def test_non_participants_are_no_arguments(sentence: str, not_an_argument: str) -> None:
     assert not_an_argument not in _arguments(sentence)
