@@ -26,14 +26,13 @@ UNKNOWN_TYPE = "thing"
 # a question is asked about; in newswire tables they are most of the noise.
 SKIPPED_ENTITY_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
 ARGUMENT_POS = frozenset({"NOUN", "PROPN"})
-# Unit and table words of financial newswire that the tagger often takes for names.
+# Unit and table words of financial newswire that the tagger often takes for names (and time zones: "at 1530 GMT").
 UNIT_WORDS = frozenset({"ct", "cts", "dlr", "dlrs", "pct", "mln", "billion", "bln", "shr", "shrs", "vs", "qtr",
                         "revs", "avg", "tonne", "tonnes", "pence", "stg", "percent", "percentage", "point", "points",
-                        "bps"})
-# Common nouns that only say when: "in calendar 1986", "the first half", "at 1530 GMT" (dates are skipped by label).
+                        "bps", "gmt", "edt", "est", "bst", "cet", "jst"})
+# Common nouns that only say when: "in calendar 1986", "the first half", "for the first time" (dates are skipped by label).
 TIME_NOUNS = frozenset({"calendar", "year", "quarter", "month", "week", "weekend", "day", "hour", "minute", "period",
-                        "half", "season", "decade", "century", "morning", "afternoon", "evening", "night", "time",
-                        "gmt", "edt", "est", "bst", "cet", "jst"})
+                        "half", "season", "decade", "century", "morning", "afternoon", "evening", "night", "time"})
 _STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
 # "Widget Inc." and "Widget Inc" are one name (the tokenizer also keeps a sentence's last full stop on "Inc.").
 _DOTTED_SUFFIXES = frozenset({"inc.", "corp.", "co.", "ltd.", "plc.", "bros."})

@@ -49,7 +49,8 @@ LINKING_IDIOMS = frozenset({("in", "talk"), ("in", "support"), ("in", "charge"),
 # Quantity words that measure the noun of their of-phrase ("none" is left out: it negates).
 PARTITIVES = frozenset({"part", "some", "all", "most", "many", "much", "rest", "bulk", "majority", "minority", "couple",
                         "pair", "lot", "lots", "dozens", "hundreds", "thousands", "millions", "portion", "fraction",
-                        "handful", "number", "each", "any", "both", "several", "few", "one", "two", "three", "half"})
+                        "handful", "number", "each", "any", "both", "several", "few", "one", "two", "three", "half",
+                        "total", "plenty", "series", "range", "variety", "host", "array"})
 _INTRANSITIVE = frozenset({"rise", "fall", "climb", "drop", "gain", "jump", "slip", "ease", "surge", "tumble", "soar",
                            "decline", "slide", "rally", "plunge", "advance", "close", "open", "end", "trade"})
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
@@ -170,9 +171,9 @@ def _listed(head: Token) -> list[Token]:
 
 
 def _fraction(token: Token) -> bool:
-    """"a quarter of", "three quarters of": a share, not a quarter of the year."""
-    return token.lemma_.lower() == "quarter" and any(
-        c.dep_ == "nummod" or (c.dep_ == "det" and c.lower_ in {"a", "an"}) for c in token.children)
+    """"a quarter of", "three quarters of", "250 hours of": a measure, not a time."""
+    return any(c.dep_ == "nummod" or (token.lemma_.lower() == "quarter" and c.dep_ == "det" and c.lower_ in {"a", "an"})
+               for c in token.children)
 
 
 def _slots_for(heads: list[Token], role: str, words: tuple[Token, ...] = ()) -> list[Slot]:
@@ -273,12 +274,13 @@ def _verb_frame(verb: Token) -> Frame | None:
 
 
 def _light_object(verb: Token, lemma: str) -> Token | None:
-    """The common-noun object of a light verb, which joins the predicate of the verb's prepositions (an amount does
-    not: "paid 10 dlrs a share for Y" -> pay.for)."""
+    """The common-noun object of a light verb, which joins the predicate of the verb's prepositions (an amount or a
+    measure does not: "paid 10 dlrs a share for Y" -> pay.for)."""
     if lemma not in LIGHT_VERBS:
         return None
     for child in verb.children:
-        if child.dep_ == "dobj" and child.pos_ == "NOUN" and not child.ent_type_ and argument_of(child) is not None:
+        if child.dep_ == "dobj" and child.pos_ == "NOUN" and not child.ent_type_ and argument_of(child) is not None \
+                and _measured(child) is None:
             return child
     return None
 
@@ -342,8 +344,10 @@ def _apposition_frames(noun: Token) -> list[Frame]:
     """"Peter Fellner, economist at James Capel" -> (economist.at.1,economist.at.2), like a copula."""
     lemma = clean_lemma(noun)
     anchor = argument_of(noun.head)
-    if lemma is None or anchor is None:
-        return []
+    plural_anchor = noun.head.tag_ in {"NNS", "NNPS"} or noun.head.dep_ == "conj" or \
+        any(c.dep_ == "conj" for c in noun.head.children)
+    if lemma is None or anchor is None or (noun.tag_ == "NNS" and not plural_anchor):
+        return []  # a plural beside one name is an item of a list ("Zillow Inc, 200,000 shares of Homeaway")
     frames = []
     for prep in noun.children:
         marker = clean_lemma(prep) if prep.dep_ == "prep" else None

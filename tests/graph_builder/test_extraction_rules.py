@@ -113,6 +113,12 @@ CASES = [
     # "in talks with" passes the relation on; a plural noun before a comma list of names is their label
     ("Acme Corp is in talks with two carmakers, Widget Motors and Gizmo Automobile.",
      ("acme corp", "(be.1,be.in.talk.with.2)", "gizmo automobile", "organization", "organization")),
+    # "a total of", "a range of" measure like "some of"
+    ("Acme Corp has a total of 5,000 employees in Ohio.", ("acme corp", "(have.1,have.2)", "employee", "organization",
+                                                           "thing")),
+    # a plural apposition to coordinated names is their title
+    ("They praised John Smith and Jane Roe, the founders of Widget Inc.",
+     ("john smith", "(founder.of.1,founder.of.2)", "widget inc", "person", "organization")),
     # a fraction is a measure, a quarter of the year is not
     ("Acme Corp cut a quarter of its dealerships.", ("acme corp", "(cut.1,cut.2)", "dealership", "organization",
                                                       "thing")),
@@ -190,6 +196,11 @@ def test_second_object_is_no_argument_of_the_first_objects_noun() -> None:
                extract_text("Acme Corp bought the plants and pipelines of Widget Inc.")}
     assert ("acme corp", "(buy.1,buy.plant.of.2)", "widget inc") in triples
     assert not any(s == "pipeline" and "plant" in p for s, p, _ in triples)
+
+
+def test_a_plural_beside_one_name_is_a_list_item_not_a_title() -> None:
+    triples = extract_text("The fund bought shares of Acme Corp, 200,000 shares of Widget Inc and bonds.")
+    assert not any(t["predicate"].startswith("(share.of") for t in triples)
 
 
 def test_which_does_not_stand_for_a_person() -> None:
