@@ -169,9 +169,14 @@ def draw_ding(data: Path, n: int, seed: int) -> tuple[list[dict[str, object]], l
 
 def add_predictions(rows: list[dict[str, object]], raws: list[str]) -> None:
     """Clean each drawn span as the scorer does, run the corpus extractor on it and store its triples."""
-    from bench.extraction_eval import corpus_extractor, prepare_sentence
+    import importlib.util
 
-    extract = corpus_extractor()
+    spec = importlib.util.spec_from_file_location("extraction_eval", Path(__file__).with_name("extraction_eval.py"))
+    assert spec is not None and spec.loader is not None
+    scorer = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = scorer  # its dataclasses look their module up there
+    spec.loader.exec_module(scorer)
+    extract, prepare_sentence = scorer.corpus_extractor(), scorer.prepare_sentence
     keys = ("subject", "predicate", "object", "subject_type", "object_type", "negated")
     for row, raw in zip(rows, raws, strict=True):
         row["clean"] = prepare_sentence(raw, str(row["corpus"]))

@@ -29,6 +29,12 @@ _TICKER_RE = re.compile(rf"\s*\(\s*{_TICKER}(?:\s*[,;/]\s*{_TICKER})*\s*\)|\s*\(
 # NYSE or Nasdaq (`F.N`), so that `U.S.`, `U.N.` and `E.ON` stay.
 _BARE_TICKER_RE = re.compile(
     r"\s*(?<![\w.&'’\-])(?:[A-Z0-9]{2,8}[a-z]?\.[A-Z]{1,2}(?![\w&])(?!\.\w)|[A-Z]\.[NO](?![\w.&])|\.[A-Z]{3,8}(?![\w.&]))")
+# Reuters-21578 writes a ticker bare after the company form: "Baird Corp BATM said", "Bankers Trust Co BT, which".
+_SUFFIX_TICKER_RE = re.compile(
+    r"\b((?:Corp|Inc|Co|Ltd|Plc|PLC|Cos|Group|Corporation|Company|Bancorp|Industries)\.?) ([A-Z]{1,5})"
+    r"(?=[,;:]|\s+[a-z]|\s*$)")
+_NOT_TICKERS = frozenset({"AG", "SA", "NV", "BV", "LP", "LLC", "PLC", "SPA", "AB", "ASA", "KK", "USA", "US", "UK", "CEO",
+                          "CFO", "COO", "AND", "OF", "THE", "A", "I"})
 # An all-capital subhead glued to the sentence after it, at a paragraph start or after a sentence end: two or more
 # capitalised words with at least eight letters between them, then a word in mixed case ("DOLLAR GAINS The dollar").
 _SUBHEAD_RE = re.compile(
@@ -58,6 +64,10 @@ def paragraphs(text: str) -> list[str]:
     return out
 
 
+def _drop_suffix_ticker(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(2) in _NOT_TICKERS else match.group(1)
+
+
 def _drop_subhead(match: re.Match[str]) -> str:
     letters = sum(ch.isalpha() for ch in match.group(2))
     return match.group(1) if letters >= 8 else match.group(0)
@@ -68,6 +78,7 @@ def _clean_paragraph(paragraph: str) -> str:
     paragraph = _STRAY_ANGLE_RE.sub(" ", paragraph)
     paragraph = _TICKER_RE.sub("", paragraph)
     paragraph = _BARE_TICKER_RE.sub("", paragraph)
+    paragraph = _SUFFIX_TICKER_RE.sub(_drop_suffix_ticker, paragraph)
     paragraph = _SUBHEAD_RE.sub(_drop_subhead, paragraph)
     return _SPACES_RE.sub(" ", paragraph).strip()
 

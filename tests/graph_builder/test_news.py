@@ -13,6 +13,9 @@ from graph_builder.news import clean_news
     ("Widget Holdings WDGa.N WDG.N bought Gizmo AG GIZGn.DE, its rival.",
      "Widget Holdings bought Gizmo AG, its rival."),
     ("Zeta F.N and Omega 7777.T rose as the index .SPX fell.", "Zeta and Omega rose as the index fell."),
+    # Reuters-21578's ticker after the company form, but not a legal form or a title
+    ("Acme Corp ACME said Widget Co WID, which it owns, grew.", "Acme Corp said Widget Co, which it owns, grew."),
+    ("Acme Group AG said Widget Corp CEO John Doe left.", "Acme Group AG said Widget Corp CEO John Doe left."),
     # initialisms and names with a dot are no tickers
     ("The U.S. and the U.N. asked E.ON and J.P. Morgan to act.", "The U.S. and the U.N. asked E.ON and J.P. Morgan to act."),
     # an all-capital subhead glued to the next sentence, at a paragraph start or after a sentence end
