@@ -1,8 +1,8 @@
 """News clean-up shared by every corpus reader and the extraction evaluation.
 
 Wire copy carries furniture that is not part of what a sentence states: datelines
-(`LONDON  (Reuters) - `), tickers in parentheses (`( XOM.N )`) or bare after a name (`Jefferies JEF.N said`),
-all-capital subheads run into the next sentence (`MERGERS EYED Profit rose`), reporter sign-offs
+(`LONDON  (Reuters) - `), tickers in parentheses (`( XOM.N )`) or bare after a name (`Acme Group ACME.N said`),
+all-capital subheads run into the next sentence (`PRICES UNDER PRESSURE Acme cut prices`), reporter sign-offs
 (`(Reporting by ...; Editing by ...)`, `Reuter`), SGML angle brackets around company names
 (`<Epitope Inc>`), and hard line wraps inside paragraphs. `clean_news` removes the furniture and returns
 one paragraph per line, so that a line break is always a paragraph (and so a sentence) boundary and a
@@ -29,14 +29,14 @@ _TICKER_RE = re.compile(rf"\s*\(\s*{_TICKER}(?:\s*[,;/]\s*{_TICKER})*\s*\)|\s*\(
 # NYSE or Nasdaq (`F.N`), so that `U.S.`, `U.N.` and `E.ON` stay.
 _BARE_TICKER_RE = re.compile(
     r"\s*(?<![\w.&'’\-])(?:[A-Z0-9]{2,8}[a-z]?\.[A-Z]{1,2}(?![\w&])(?!\.\w)|[A-Z]\.[NO](?![\w.&])|\.[A-Z]{3,8}(?![\w.&]))")
-# Reuters-21578 writes a ticker bare after the company form: "Baird Corp BATM said", "Bankers Trust Co BT, which".
+# Reuters-21578 writes a ticker bare after the company form: "Acme Corp ACME said", "Widget Co WID, which".
 _SUFFIX_TICKER_RE = re.compile(
     r"\b((?:Corp|Inc|Co|Ltd|Plc|PLC|Cos|Group|Corporation|Company|Bancorp|Industries)\.?) ([A-Z]{1,5})"
     r"(?=[,;:]|\s+[a-z]|\s*$)")
 _NOT_TICKERS = frozenset({"AG", "SA", "NV", "BV", "LP", "LLC", "PLC", "SPA", "AB", "ASA", "KK", "USA", "US", "UK", "CEO",
                           "CFO", "COO", "AND", "OF", "THE", "A", "I"})
 # An all-capital subhead glued to the sentence after it, at a paragraph start or after a sentence end: two or more
-# capitalised words with at least eight letters between them, then a word in mixed case ("DOLLAR GAINS The dollar").
+# capitalised words with at least eight letters between them, then a word in mixed case ("WIDGET DEMAND SOARS Acme sold more").
 _SUBHEAD_RE = re.compile(
     r"(^|[.!?][\"”’')]*\s+)((?:[A-Z0-9][A-Z0-9&'’.\-]*,?\s+){1,9}[A-Z0-9][A-Z0-9&'’.\-]*[:,]?)\s+(?=[\"“‘(]?[A-Z][a-z])")
 _SIGNOFF_RE = re.compile(

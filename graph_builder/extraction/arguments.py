@@ -26,11 +26,11 @@ UNKNOWN_TYPE = "thing"
 # a question is asked about; in newswire tables they are most of the noise.
 SKIPPED_ENTITY_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
 ARGUMENT_POS = frozenset({"NOUN", "PROPN"})
-# Unit and table words of financial newswire that the tagger often takes for names (and time zones: "at 1530 GMT").
+# Unit and table words of financial newswire that the tagger often takes for names (and time zones: "at 0900 GMT").
 UNIT_WORDS = frozenset({"ct", "cts", "dlr", "dlrs", "pct", "mln", "billion", "bln", "shr", "shrs", "vs", "qtr",
                         "revs", "avg", "tonne", "tonnes", "pence", "stg", "percent", "percentage", "point", "points",
                         "bps", "gmt", "edt", "est", "bst", "cet", "jst"})
-# Common nouns that only say when: "in calendar 1986", "the first half", "for the first time" (dates are skipped by label).
+# Common nouns that only say when: "in calendar 2001", "the first half", "for the first time" (dates are skipped by label).
 TIME_NOUNS = frozenset({"calendar", "year", "quarter", "month", "week", "weekend", "day", "hour", "minute", "period",
                         "half", "season", "decade", "century", "morning", "afternoon", "evening", "night", "time"})
 _STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
@@ -115,7 +115,7 @@ _NOT_NAMES = frozenset({"ceo", "cfo", "coo", "chairman", "president", "minister"
 
 def _join_norm(norm: str, surface: str) -> str:
     """Keep hyphens and slashes inside names tight ("Fox-Pitt" -> "fox-pitt", not "fox - pitt") and commas on the
-    word before them ("Orrick, Herrington & Sutcliffe" -> "orrick, herrington & sutcliffe")."""
+    word before them ("Smith, Jones & Roe" -> "smith, jones & roe")."""
     for mark in ("-", "/", "&"):
         if f" {mark} " in norm and f" {mark} " not in surface:
             norm = norm.replace(f" {mark} ", mark)

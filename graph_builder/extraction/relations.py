@@ -144,7 +144,7 @@ def _measured(token: Token) -> Token | None:
     if not partitive and argument_of(token) is not None:
         return None
     if not partitive and token.lemma_.lower() in TIME_NOUNS and not _fraction(token):
-        return None  # "a period of low rates" says when; "three quarters of VW" says how much
+        return None  # "a period of low rates" says when; "three quarters of Acme" says how much
     for prep in token.children:
         if prep.dep_ == "prep" and prep.lower_ == "of":
             for pobj in prep.children:
@@ -154,8 +154,8 @@ def _measured(token: Token) -> Token | None:
 
 
 def _listed(head: Token) -> list[Token]:
-    """The nouns a slot's head stands for: its conjuncts, each read through a measure ("a pair of automakers");
-    a plural noun whose "conjuncts" follow a comma and are names is their label ("automakers, Chery and Geely")."""
+    """The nouns a slot's head stands for: its conjuncts, each read through a measure ("a pair of carmakers");
+    a plural noun whose "conjuncts" follow a comma and are names is their label ("two carmakers, Acme and Widget")."""
     out: list[Token] = []
     for conjunct in _with_conjuncts(head):
         measured = _measured(conjunct)
@@ -171,7 +171,7 @@ def _listed(head: Token) -> list[Token]:
 
 
 def _fraction(token: Token) -> bool:
-    """"a quarter of", "three quarters of", "250 hours of": a measure, not a time."""
+    """"a quarter of", "three quarters of", "100 hours of": a measure, not a time."""
     return any(c.dep_ == "nummod" or (token.lemma_.lower() == "quarter" and c.dep_ == "det" and c.lower_ in {"a", "an"})
                for c in token.children)
 
@@ -204,7 +204,7 @@ def _prep_slots(prep: Token, suffix_words: tuple[Token, ...] = (), noun: str = "
 
 
 def _fronted(prep: Token, verb: Token) -> bool:
-    """A phrase set off by a comma before the subject frames the clause ("In a separate deal, X has been in talks";
+    """A phrase set off by a comma before the subject frames the clause ("In a separate move, X sold its unit";
     "Like many retailers, X raised prices"): its common noun is no participant of the verb, nor is any noun of a
     comparison. A name keeps its relation ("In Germany, X cut jobs")."""
     subjects = [c for c in verb.children if c.dep_ in _SUBJECT_DEPS]
@@ -347,7 +347,7 @@ def _apposition_frames(noun: Token) -> list[Frame]:
     plural_anchor = noun.head.tag_ in {"NNS", "NNPS"} or noun.head.dep_ == "conj" or \
         any(c.dep_ == "conj" for c in noun.head.children)
     if lemma is None or anchor is None or (noun.tag_ == "NNS" and not plural_anchor):
-        return []  # a plural beside one name is an item of a list ("Zillow Inc, 200,000 shares of Homeaway")
+        return []  # a plural beside one name is an item of a list ("Acme Inc, 2,000 shares of Widget Corp")
     frames = []
     for prep in noun.children:
         marker = clean_lemma(prep) if prep.dep_ == "prep" else None
@@ -409,7 +409,7 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
 
 def _antecedent(relcl: Token) -> Token:
     """The noun a relative clause is about: the conjunct right before it, where the parser hung it on the first of
-    a coordination ("IBM and Sun, which carries ..." is about Sun)."""
+    a coordination ("Acme and Widget, which owns ..." is about Widget)."""
     head = relcl.head
     before = [t for t in _with_conjuncts(head) if t.i < relcl.i]
     return max(before, key=lambda t: t.i) if before else head
@@ -417,7 +417,7 @@ def _antecedent(relcl: Token) -> Token:
 
 def _pronoun_fits(pronoun: Token, noun: Argument) -> bool:
     """"which" never stands for a person: the parser then hung the clause on a name inside the noun phrase
-    ("the bank under Chief Executive X, which disclosed ..."). ("who" is not checked: the recogniser often takes a
+    ("the bank under Chief Executive X, which cut ..."). ("who" is not checked: the recogniser often takes a
     surname for a place.)"""
     return pronoun.lower_ != "which" or noun.type != "person"
 
@@ -501,7 +501,7 @@ def _first_conjunct(token: Token) -> Token:
 
 
 def _beside_light_noun(slot: Slot, other: Slot) -> bool:
-    """"includes surveys and branches of X": `branch` is no argument of `include.survey.of`, it is a second object."""
+    """"bought plants and mills of X": `mill` is no argument of `buy.plant.of`, it is a second object."""
     nouns = [w for w in other.words if w.pos_ == "NOUN" and w.dep_ in {"dobj", "conj"}]
     return any(_first_conjunct(slot.arg.head) == _first_conjunct(noun) for noun in nouns)
 
