@@ -13,7 +13,7 @@ scores the predictions against the gold relations:
 Each sentence is matched one-to-one, greedily. Type accuracy (both types right) and negation accuracy are
 taken among lenient matches. Intervals: percentile bootstrap over sentences with a fixed seed.
 Usage: python bench/extraction_eval.py [--gold tests/data/extraction_gold] [--data ../shared/data]
-       [--json] [--show-errors N] [--bootstrap 1000] [--seed 0]
+       [--json] [--show-errors N] [--show fp|misses|both] [--bootstrap 1000] [--seed 0]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_GOLD = REPO / "tests" / "data" / "extraction_gold"
 DEFAULT_DATA = REPO.parent / "shared" / "data"
-SCORER_VERSION = "egqa.extraction-eval.v1"
+SCORER_VERSION = "egqa.extraction-eval.v2"
 
 NEGATION_PREFIX = "NEG__"
 # Words dropped from a predicate before its content lemmas are compared: prepositions and particles that
@@ -113,6 +113,7 @@ class SentenceScore:
     false_positives: list[Triple] = field(default_factory=list)
     misses: list[Triple] = field(default_factory=list)
     text: str = ""
+    gold_relations: tuple[Triple, ...] = ()
 
 
 # --- the matcher: pure functions on triples -------------------------------------------------------------
@@ -129,9 +130,14 @@ def content_lemmas(predicate: str) -> frozenset[str]:
     return frozenset(w for w in words if w and not w.isdigit() and w not in FUNCTION_WORDS)
 
 
+def _words(argument: str) -> list[str]:
+    """An argument's words without the commas a full name keeps ("fox-pitt, kelton nv" -> fox-pitt kelton nv)."""
+    return [w for w in (w.strip(",;") for w in argument.lower().split()) if w]
+
+
 def arguments_match(predicted: str, gold: str) -> bool:
     """Head-word overlap: same last word, or one argument's word sequence contains the other's."""
-    p, g = predicted.lower().split(), gold.lower().split()
+    p, g = _words(predicted), _words(gold)
     if not p or not g:
         return False
     if p[-1] == g[-1]:
@@ -228,6 +234,7 @@ def score_sentence(predicted: Sequence[Triple], gold: Sequence[Triple], key: str
         false_positives=[t for i, t in enumerate(predicted) if i not in matched_p],
         misses=[t for i, t in enumerate(gold) if i not in matched_g],
         text=text,
+        gold_relations=tuple(gold),
     )
 
 
@@ -461,17 +468,26 @@ def _triple_text(t: Triple) -> str:
     return f"{t.subject} [{t.subject_type}] {t.predicate} {t.object} [{t.object_type}]{neg}"
 
 
-def format_errors(scores: Sequence[SentenceScore], limit: int) -> str:
-    """Up to `limit` false positives and `limit` misses, each with its sentence, for reading."""
+ERROR_KINDS = {"fp": ("false positives", "false_positives"), "misses": ("misses", "misses")}
+
+
+def format_errors(scores: Sequence[SentenceScore], limit: int, kinds: Sequence[str] = ("fp", "misses")) -> str:
+    """Up to `limit` errors of each kind, each with its sentence; a false positive also lists the sentence's gold."""
     lines = []
-    for title, attr in (("false positives", "false_positives"), ("misses", "misses")):
-        lines.append(f"\n== {title} (first {limit}) ==")
+    for kind in kinds:
+        title, attr = ERROR_KINDS[kind]
+        total = sum(len(getattr(s, attr)) for s in scores)
+        lines.append(f"\n== {title} ({min(limit, total)} of {total}) ==")
         shown = 0
         for s in scores:
             for t in getattr(s, attr):
                 if shown >= limit:
                     break
                 lines.append(f"{s.key}: {_triple_text(t)}\n    | {s.text}")
+                if kind == "fp":
+                    lines.extend(f"    gold: {_triple_text(g)}" for g in s.gold_relations)
+                    if not s.gold_relations:
+                        lines.append("    gold: (none)")
                 shown += 1
     return "\n".join(lines)
 
@@ -483,6 +499,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="root of the corpora (../shared/data)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--show-errors", type=int, default=0, metavar="N", help="print N false positives and N misses")
+    parser.add_argument("--show", choices=[*ERROR_KINDS, "both"], default="both",
+                        help="which errors --show-errors prints (fp: false positives, with the sentence's gold)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     args = parser.parse_args()
@@ -496,7 +514,8 @@ def main() -> None:
     result = report(run, args.bootstrap, args.seed)
     print(json.dumps(result, indent=2) if args.json else format_report(result))
     if args.show_errors:
-        print(format_errors(run.scores, args.show_errors))
+        kinds = list(ERROR_KINDS) if args.show == "both" else [args.show]
+        print(format_errors(run.scores, args.show_errors, kinds))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """News clean-up shared by every corpus reader and the extraction evaluation.
 
 Wire copy carries furniture that is not part of what a sentence states: datelines
-(`LONDON  (Reuters) - `), ticker parentheses (`( XOM.N )`), reporter sign-offs
+(`LONDON  (Reuters) - `), tickers in parentheses (`( XOM.N )`) or bare after a name (`Acme Group ACME.N said`),
+all-capital subheads run into the next sentence (`PRICES UNDER PRESSURE Acme cut prices`), reporter sign-offs
 (`(Reporting by ...; Editing by ...)`, `Reuter`), SGML angle brackets around company names
 (`<Epitope Inc>`), and hard line wraps inside paragraphs. `clean_news` removes the furniture and returns
 one paragraph per line, so that a line break is always a paragraph (and so a sentence) boundary and a
@@ -24,6 +25,20 @@ _DATELINE_RE = re.compile(r"^[^()\n]{0,100}?\(\s*Reuters\s*\)\s*[-–—]+\s*")
 # `( XOM.N )`, `(IBM.N)`, `( .SPX )`, `( 7203.T )`, `( BARC.L ; LLOY.L )`: an exchange suffix or inner spaces.
 _TICKER = r"\.?[A-Z0-9][A-Za-z0-9&\-_]*(?:\.[A-Za-z]{1,4})"
 _TICKER_RE = re.compile(rf"\s*\(\s*{_TICKER}(?:\s*[,;/]\s*{_TICKER})*\s*\)|\s*\(\s+\.?[A-Z0-9][A-Z0-9.&\-]*\s+\)")
+# A bare ticker: `JEF.N`, `DBKGn.DE`, `7203.T`, `NWSa.N NWS.N`, an index code `.SPX`; a one-letter symbol only on the
+# NYSE or Nasdaq (`F.N`), so that `U.S.`, `U.N.` and `E.ON` stay.
+_BARE_TICKER_RE = re.compile(
+    r"\s*(?<![\w.&'’\-])(?:[A-Z0-9]{2,8}[a-z]?\.[A-Z]{1,2}(?![\w&])(?!\.\w)|[A-Z]\.[NO](?![\w.&])|\.[A-Z]{3,8}(?![\w.&]))")
+# Reuters-21578 writes a ticker bare after the company form: "Acme Corp ACME said", "Widget Co WID, which".
+_SUFFIX_TICKER_RE = re.compile(
+    r"\b((?:Corp|Inc|Co|Ltd|Plc|PLC|Cos|Group|Corporation|Company|Bancorp|Industries)\.?) ([A-Z]{1,5})"
+    r"(?=[,;:]|\s+[a-z]|\s*$)")
+_NOT_TICKERS = frozenset({"AG", "SA", "NV", "BV", "LP", "LLC", "PLC", "SPA", "AB", "ASA", "KK", "USA", "US", "UK", "CEO",
+                          "CFO", "COO", "AND", "OF", "THE", "A", "I"})
+# An all-capital subhead glued to the sentence after it, at a paragraph start or after a sentence end: two or more
+# capitalised words with at least eight letters between them, then a word in mixed case ("WIDGET DEMAND SOARS Acme sold more").
+_SUBHEAD_RE = re.compile(
+    r"(^|[.!?][\"”’')]*\s+)((?:[A-Z0-9][A-Z0-9&'’.\-]*,?\s+){1,9}[A-Z0-9][A-Z0-9&'’.\-]*[:,]?)\s+(?=[\"“‘(]?[A-Z][a-z])")
 _SIGNOFF_RE = re.compile(
     r"\s*\((?:[^()]|\([^()]*\))*\b(?:[Rr]eporting|[Ee]diting|[Ww]riting|[Cc]ompiled|[Ee]dited)\s+[Bb]y\b"
     r"(?:[^()]|\([^()]*\))*\)\s*$")
@@ -49,10 +64,22 @@ def paragraphs(text: str) -> list[str]:
     return out
 
 
+def _drop_suffix_ticker(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(2) in _NOT_TICKERS else match.group(1)
+
+
+def _drop_subhead(match: re.Match[str]) -> str:
+    letters = sum(ch.isalpha() for ch in match.group(2))
+    return match.group(1) if letters >= 8 else match.group(0)
+
+
 def _clean_paragraph(paragraph: str) -> str:
     paragraph = _ANGLE_RE.sub(r"\1", paragraph)
     paragraph = _STRAY_ANGLE_RE.sub(" ", paragraph)
     paragraph = _TICKER_RE.sub("", paragraph)
+    paragraph = _BARE_TICKER_RE.sub("", paragraph)
+    paragraph = _SUFFIX_TICKER_RE.sub(_drop_suffix_ticker, paragraph)
+    paragraph = _SUBHEAD_RE.sub(_drop_subhead, paragraph)
     return _SPACES_RE.sub(" ", paragraph).strip()
 
 

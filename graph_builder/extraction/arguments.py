@@ -26,10 +26,16 @@ UNKNOWN_TYPE = "thing"
 # a question is asked about; in newswire tables they are most of the noise.
 SKIPPED_ENTITY_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
 ARGUMENT_POS = frozenset({"NOUN", "PROPN"})
-# Unit and table words of financial newswire that the tagger often takes for names.
+# Unit and table words of financial newswire that the tagger often takes for names (and time zones: "at 0900 GMT").
 UNIT_WORDS = frozenset({"ct", "cts", "dlr", "dlrs", "pct", "mln", "billion", "bln", "shr", "shrs", "vs", "qtr",
-                        "revs", "avg", "tonne", "tonnes", "pence", "stg"})
+                        "revs", "avg", "tonne", "tonnes", "pence", "stg", "percent", "percentage", "point", "points",
+                        "bps", "gmt", "edt", "est", "bst", "cet", "jst"})
+# Common nouns that only say when: "in calendar 2001", "the first half", "for the first time" (dates are skipped by label).
+TIME_NOUNS = frozenset({"calendar", "year", "quarter", "month", "week", "weekend", "day", "hour", "minute", "period",
+                        "half", "season", "decade", "century", "morning", "afternoon", "evening", "night", "time"})
 _STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
+# "Widget Inc." and "Widget Inc" are one name (the tokenizer also keeps a sentence's last full stop on "Inc.").
+_DOTTED_SUFFIXES = frozenset({"inc.", "corp.", "co.", "ltd.", "plc.", "bros."})
 _POSSESSIVES = frozenset({"'s", "’s", "'", "’"})
 # Names that end in a possessive-looking 's: the 's is part of the name, never a possessive.
 POSSESSIVE_NAMES = frozenset({"moody", "standard & poor", "mcdonald", "macy", "sotheby", "christie", "dillard",
@@ -43,7 +49,7 @@ COMPANY_SUFFIXES = frozenset({"inc", "inc.", "corp", "corp.", "co", "co.", "ltd"
                               "bhd", "spa", "s.p.a.", "corporation", "company", "incorporated", "limited", "trust",
                               "bancorp", "industries", "airlines", "airways", "motors", "securities", "capital",
                               "investments", "fund", "associates", "systems", "technologies", "pharmaceuticals",
-                              "energy", "petroleum", "resources", "insurance", "financial", "communications"})
+                              "energy", "petroleum", "resources", "insurance", "financial", "communications", "ratings"})
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,14 @@ def _entity_of(token: Token) -> Span | None:
 
 
 def normalise(words: list[str]) -> str:
-    """Lowercase, drop determiners and a final possessive, join with single spaces.
+    """Lowercase, drop determiners, a final possessive and a company suffix's full stop, join with single spaces.
 
     An 's inside a name stays attached ("Moody's Investors Service" -> "moody's investors service"), and so
     does a final one of a name that ends in 's ("Moody's" -> "moody's", but "Exxon's" -> "exxon").
     """
     kept: list[str] = []
     for word in (w.lower() for w in words):
+        word = word[:-1] if word in _DOTTED_SUFFIXES else word
         if word in _STRIP_WORDS and not kept:
             continue
         if word in _POSSESSIVES and kept:
@@ -107,10 +114,13 @@ _NOT_NAMES = frozenset({"ceo", "cfo", "coo", "chairman", "president", "minister"
 
 
 def _join_norm(norm: str, surface: str) -> str:
-    """Keep hyphens and slashes inside names tight: "Fox-Pitt" -> "fox-pitt", not "fox - pitt"."""
+    """Keep hyphens and slashes inside names tight ("Fox-Pitt" -> "fox-pitt", not "fox - pitt") and commas on the
+    word before them ("Smith, Jones & Roe" -> "smith, jones & roe")."""
     for mark in ("-", "/", "&"):
         if f" {mark} " in norm and f" {mark} " not in surface:
             norm = norm.replace(f" {mark} ", mark)
+    if " , " in norm and " , " not in surface:
+        norm = norm.replace(" , ", ", ")
     return norm
 
 
@@ -129,6 +139,8 @@ def argument_of(head: Token) -> Argument | None:
         text = " ".join(w for w in words if w.lower() not in {"the", "a", "an"}) or ent.text
         entity_type = company_type(words, ENTITY_TYPES.get(ent.label_))
         return Argument(head, norm, text, entity_type or UNKNOWN_TYPE, entity_type is not None)
+    if head.lemma_.lower() in TIME_NOUNS or head.lower_ in TIME_NOUNS:
+        return None
     if head.pos_ == "PROPN" and head.text[:1].isupper() and head.lower_ not in _NOT_NAMES and head.i > head.sent.start \
             and not head.is_upper:
         # A proper name the recogniser missed ("Gol Linhas Aereas", "Ridenour"): a named argument of unknown type,

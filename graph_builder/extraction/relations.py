@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Span, Token
 
-from graph_builder.extraction.arguments import Argument, argument_of
+from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, TIME_NOUNS, Argument, argument_of
 
 # Known lemmatiser slips of the small English pipeline, fixed so the predicate reads as the verb.
 _LEMMA_FIXES = {"fin": "fine", "datum": "data", "lay off": "lay off", "rat": "rate", "wag": "wage",
@@ -38,7 +38,19 @@ IDIOMS = frozenset({
     ("in", "exchange"), ("at", "least"), ("at", "most"), ("in", "total"), ("in", "all"), ("for", "example"),
     ("for", "instance"), ("in", "interview"), ("in", "statement"), ("at", "moment"), ("in", "process"),
     ("in", "meantime"), ("on", "day"), ("by", "way"), ("in", "need"), ("at", "risk"), ("in", "talk"),
+    ("in", "cash"), ("as", "part"), ("in", "row"),
 })
+# Prepositions of comparison, role or concession: their noun is set beside the subject, not acted on.
+_FRAMING_PREPOSITIONS = frozenset({"like", "unlike", "as", "besides", "despite", "among", "amid"})
+# Idioms that pass a relation on through their noun's preposition: "is in talks with Y" -> (be.1,be.in.talk.with.2),
+# "came out in support of Y" -> (come.out.1,come.out.in.support.of.2).
+LINKING_IDIOMS = frozenset({("in", "talk"), ("in", "support"), ("in", "charge"), ("in", "favor"), ("in", "favour"),
+                            ("on", "behalf")})
+# Quantity words that measure the noun of their of-phrase ("none" is left out: it negates).
+PARTITIVES = frozenset({"part", "some", "all", "most", "many", "much", "rest", "bulk", "majority", "minority", "couple",
+                        "pair", "lot", "lots", "dozens", "hundreds", "thousands", "millions", "portion", "fraction",
+                        "handful", "number", "each", "any", "both", "several", "few", "one", "two", "three", "half",
+                        "total", "plenty", "series", "range", "variety", "host", "array"})
 _INTRANSITIVE = frozenset({"rise", "fall", "climb", "drop", "gain", "jump", "slip", "ease", "surge", "tumble", "soar",
                            "decline", "slide", "rally", "plunge", "advance", "close", "open", "end", "trade"})
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
@@ -125,10 +137,49 @@ def _introduces_examples(noun: Token, prep: Token) -> bool:
         prep.lower_ == "as" and any(c.lower_ == "such" for c in [*noun.children, *prep.children]))
 
 
+def _measured(token: Token) -> Token | None:
+    """The noun an amount or a part is of: "30 mln dlrs of notes" -> notes, "part of its exports" -> exports,
+    "some of its users" -> users (the measure itself is no participant)."""
+    partitive = token.lower_ in PARTITIVES or token.lemma_.lower() in PARTITIVES
+    if not partitive and argument_of(token) is not None:
+        return None
+    if not partitive and token.lemma_.lower() in TIME_NOUNS and not _fraction(token):
+        return None  # "a period of low rates" says when; "three quarters of Acme" says how much
+    for prep in token.children:
+        if prep.dep_ == "prep" and prep.lower_ == "of":
+            for pobj in prep.children:
+                if pobj.dep_ == "pobj" and pobj.pos_ in {"NOUN", "PROPN"}:
+                    return pobj
+    return None
+
+
+def _listed(head: Token) -> list[Token]:
+    """The nouns a slot's head stands for: its conjuncts, each read through a measure ("a pair of carmakers");
+    a plural noun whose "conjuncts" follow a comma and are names is their label ("two carmakers, Acme and Widget")."""
+    out: list[Token] = []
+    for conjunct in _with_conjuncts(head):
+        measured = _measured(conjunct)
+        if measured is None:
+            out.append(conjunct)
+            continue
+        out += _listed(measured)
+    if len(out) > 1 and out[0].tag_ == "NNS" and not out[0].ent_type_ and all(t.ent_type_ for t in out[1:]):
+        nxt = out[0].doc[out[0].i + 1] if out[0].i + 1 < len(out[0].doc) else None
+        if nxt is not None and nxt.text == ",":
+            return out[1:]
+    return out
+
+
+def _fraction(token: Token) -> bool:
+    """"a quarter of", "three quarters of", "100 hours of": a measure, not a time."""
+    return any(c.dep_ == "nummod" or (token.lemma_.lower() == "quarter" and c.dep_ == "det" and c.lower_ in {"a", "an"})
+               for c in token.children)
+
+
 def _slots_for(heads: list[Token], role: str, words: tuple[Token, ...] = ()) -> list[Slot]:
     slots = []
     for head in heads:
-        for conjunct in _with_conjuncts(head):
+        for conjunct in _listed(head):
             for token in _named_in_place(conjunct):
                 arg = argument_of(token)
                 if arg is not None:
@@ -140,9 +191,31 @@ def _prep_slots(prep: Token, suffix_words: tuple[Token, ...] = (), noun: str = "
     marker = clean_lemma(prep)
     if marker is None:
         return []
-    pobjs = [c for c in prep.children if c.dep_ == "pobj" and (marker, c.lemma_.lower()) not in IDIOMS]
+    pobjs = [c for c in prep.children if c.dep_ == "pobj" and (marker, c.lemma_.lower()) not in IDIOMS
+             and (marker, c.lemma_.lower()) not in LINKING_IDIOMS]
     role = f"{noun}.{marker}.2" if noun else f"{marker}.2"
-    return _slots_for(pobjs, role, (*suffix_words, prep))
+    slots = _slots_for(pobjs, role, (*suffix_words, prep))
+    for idiom in prep.children:
+        if idiom.dep_ == "pobj" and (marker, idiom.lemma_.lower()) in LINKING_IDIOMS:
+            for inner in idiom.children:
+                if inner.dep_ == "prep" and clean_lemma(inner):
+                    slots += _prep_slots(inner, (*suffix_words, prep, idiom), f"{role[:-2]}.{idiom.lemma_.lower()}")
+    return slots
+
+
+def _fronted(prep: Token, verb: Token) -> bool:
+    """A phrase set off by a comma before the subject frames the clause ("In a separate move, X sold its unit";
+    "Like many retailers, X raised prices"): its common noun is no participant of the verb, nor is any noun of a
+    comparison. A name keeps its relation ("In Germany, X cut jobs")."""
+    subjects = [c for c in verb.children if c.dep_ in _SUBJECT_DEPS]
+    if not subjects or prep.i > subjects[0].i:
+        return False
+    after = prep.doc[prep.right_edge.i + 1] if prep.right_edge.i + 1 < len(prep.doc) else None
+    if after is None or after.text != ",":
+        return False
+    if prep.lower_ in _FRAMING_PREPOSITIONS:
+        return True
+    return not any(c.ent_type_ and c.ent_type_ not in SKIPPED_ENTITY_LABELS for c in prep.children if c.dep_ == "pobj")
 
 
 def _is_passive(verb: Token) -> bool:
@@ -182,7 +255,7 @@ def _verb_frame(verb: Token) -> Frame | None:
             frame.slots += _light_noun_slots(child)
         elif dep == "agent" and frame.passive:
             frame.slots += _slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
-        elif dep in {"prep", "dative"} and child.pos_ == "ADP":
+        elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not _fronted(child, verb):
             light = _light_object(verb, lemma)
             if light is not None:
                 noun = clean_lemma(light)
@@ -201,11 +274,13 @@ def _verb_frame(verb: Token) -> Frame | None:
 
 
 def _light_object(verb: Token, lemma: str) -> Token | None:
-    """The common-noun object of a light verb, which joins the predicate of the verb's prepositions."""
+    """The common-noun object of a light verb, which joins the predicate of the verb's prepositions (an amount or a
+    measure does not: "paid 10 dlrs a share for Y" -> pay.for)."""
     if lemma not in LIGHT_VERBS:
         return None
     for child in verb.children:
-        if child.dep_ == "dobj" and child.pos_ == "NOUN" and not child.ent_type_:
+        if child.dep_ == "dobj" and child.pos_ == "NOUN" and not child.ent_type_ and argument_of(child) is not None \
+                and _measured(child) is None:
             return child
     return None
 
@@ -217,9 +292,10 @@ def _light_noun_slots(dobj: Token) -> list[Slot]:
     noun = clean_lemma(dobj)
     if noun is None:
         return []
+    measured = _measured(dobj)
     slots = []
     for prep in dobj.children:
-        if prep.dep_ == "prep" and not _introduces_examples(dobj, prep):
+        if prep.dep_ == "prep" and not _introduces_examples(dobj, prep) and not (measured and measured.head == prep):
             slots += _prep_slots(prep, (dobj,), noun)
     return slots
 
@@ -257,7 +333,7 @@ def _copula_frames(copula: Token) -> list[Frame]:
         # "Alfredo del Mazo should be in Lima" -> (be.1,be.in.2)
         frame = Frame("be", copula, list(subjects), negations, words=set(base_words))
         for prep in copula.children:
-            if prep.dep_ == "prep":
+            if prep.dep_ == "prep" and not _fronted(prep, copula):
                 frame.slots += _prep_slots(prep)
         if len(frame.slots) > len(subjects):
             frames.append(frame)
@@ -268,8 +344,10 @@ def _apposition_frames(noun: Token) -> list[Frame]:
     """"Peter Fellner, economist at James Capel" -> (economist.at.1,economist.at.2), like a copula."""
     lemma = clean_lemma(noun)
     anchor = argument_of(noun.head)
-    if lemma is None or anchor is None:
-        return []
+    plural_anchor = noun.head.tag_ in {"NNS", "NNPS"} or noun.head.dep_ == "conj" or \
+        any(c.dep_ == "conj" for c in noun.head.children)
+    if lemma is None or anchor is None or (noun.tag_ == "NNS" and not plural_anchor):
+        return []  # a plural beside one name is an item of a list ("Acme Inc, 2,000 shares of Widget Corp")
     frames = []
     for prep in noun.children:
         marker = clean_lemma(prep) if prep.dep_ == "prep" else None
@@ -304,10 +382,11 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         frame.negations += head.negations
         frame.words |= head.words | {c for c in verb.children if c.dep_ == "aux"}
     elif verb.dep_ == "relcl":
-        noun = argument_of(verb.head)
+        noun = argument_of(_antecedent(verb))
         if noun is None:
             return
-        relative = [c for c in verb.children if c.lower_ in _RELATIVE_PRONOUNS and c.dep_ in {"nsubj", "nsubjpass", "dobj"}]
+        relative = [c for c in verb.children if c.lower_ in _RELATIVE_PRONOUNS and c.dep_ in {"nsubj", "nsubjpass", "dobj"}
+                    and _pronoun_fits(c, noun)]
         for pronoun in relative:
             role = {"nsubj": "1"}.get(pronoun.dep_, "2")
             frame.slots.append(Slot(noun, role))
@@ -326,6 +405,21 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         if head is None:
             return
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]
+
+
+def _antecedent(relcl: Token) -> Token:
+    """The noun a relative clause is about: the conjunct right before it, where the parser hung it on the first of
+    a coordination ("Acme and Widget, which owns ..." is about Widget)."""
+    head = relcl.head
+    before = [t for t in _with_conjuncts(head) if t.i < relcl.i]
+    return max(before, key=lambda t: t.i) if before else head
+
+
+def _pronoun_fits(pronoun: Token, noun: Argument) -> bool:
+    """"which" never stands for a person: the parser then hung the clause on a name inside the noun phrase
+    ("the bank under Chief Executive X, which cut ..."). ("who" is not checked: the recogniser often takes a
+    surname for a place.)"""
+    return pronoun.lower_ != "which" or noun.type != "person"
 
 
 def _is_open_clause(verb: Token) -> bool:
@@ -400,6 +494,18 @@ def predicate_name(frame: Frame, first: Slot, second: Slot, negated: bool) -> st
     return f"{NEGATION_PREFIX if negated else ''}{prefix}{core}"
 
 
+def _first_conjunct(token: Token) -> Token:
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head
+    return token
+
+
+def _beside_light_noun(slot: Slot, other: Slot) -> bool:
+    """"bought plants and mills of X": `mill` is no argument of `buy.plant.of`, it is a second object."""
+    nouns = [w for w in other.words if w.pos_ == "NOUN" and w.dep_ in {"dobj", "conj"}]
+    return any(_first_conjunct(slot.arg.head) == _first_conjunct(noun) for noun in nouns)
+
+
 def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relation]:
     """Yield every relation a frame states: each pair of slots with different roles."""
     slots = sorted(frame.slots, key=lambda s: s.rank)
@@ -410,6 +516,8 @@ def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relat
                 continue
             if first.arg.head in second.words or second.arg.head in first.words:
                 continue  # a light-verb noun is part of the predicate, not an argument of it
+            if _beside_light_noun(first, second) or _beside_light_noun(second, first):
+                continue
             if require_entity and not (first.arg.is_entity or second.arg.is_entity):
                 continue
             words = sorted({*frame.words, *first.words, *second.words}, key=lambda t: t.i)

@@ -32,6 +32,8 @@ def test_content_lemmas_drop_roles_prepositions_negation_and_controllers() -> No
     ("mobil corp", "exxon mobil corp", True),     # contained, and same last word
     ("oil field", "field", True),                 # same head word
     ("us", "business", False),                    # a substring is not a word
+    ("fox-pitt", "fox-pitt, kelton nv", True),    # a comma inside a full name is no part of a word
+    ("orrick , herrington", "orrick, herrington", True),
     ("exxon", "texaco", False),
     ("", "texaco", False),
 ])
@@ -145,3 +147,13 @@ def test_lenient_predicates_agree_on_head_word_with_nested_content() -> None:
     assert not ev.predicates_agree("(job.in.1,job.in.2)", "(cut.1,cut.job.in.2)")
     # same head word, disjoint extra words: {take, stake} vs {take, control} -> no
     assert not ev.predicates_agree("(take.1,take.stake.in.2)", "(take.1,take.control.of.2)")
+
+
+def test_false_positives_are_listed_with_the_sentences_gold() -> None:
+    gold = [T("exxon", "(buy.1,buy.2)", "texaco")]
+    predicted = [T("exxon", "(buy.1,buy.2)", "texaco"), T("exxon", "(buy.1,buy.in.2)", "march")]
+    s = ev.score_sentence(predicted, gold, key="k", text="Exxon bought Texaco in March.")
+    shown = ev.format_errors([s], 5, ["fp"])
+    assert "== false positives (1 of 1) ==" in shown and "(buy.1,buy.in.2) march" in shown
+    assert "gold: exxon [thing] (buy.1,buy.2) texaco [thing]" in shown
+    assert "misses" not in shown

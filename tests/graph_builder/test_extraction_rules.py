@@ -6,6 +6,7 @@ import pytest
 
 from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import normalise
+from graph_builder.extraction.lemmas import lemma_fixes
 
 # (sentence, expected triple (subject, predicate, object, subject_type, object_type)) — each a rule of REFERENCE §4.
 CASES = [
@@ -93,6 +94,39 @@ CASES = [
     ("Reagan spoke at the White House.", ("reagan", "(speak.1,speak.at.2)", "white house", "person", "building")),
     # dates are adjuncts, not arguments
     ("Exxon reported profits in March.", ("exxon", "(report.1,report.2)", "profit", "organization", "thing")),
+    # the rule lemmatiser's slips are undone: "hoped" -> hope (not hop), "doses" -> dose (not dos)
+    ("Acme Corp hoped to buy Widget Inc.", ("acme corp", "hope__(buy.1,buy.2)", "widget inc", "organization",
+                                             "organization")),
+    ("Acme Corp cut doses in Ohio.", ("acme corp", "(cut.1,cut.2)", "dose", "organization", "thing")),
+    # a company suffix's full stop is no part of the name
+    ("Acme Corp. bought Widget Corp.", ("acme corp", "(buy.1,buy.2)", "widget corp", "organization", "organization")),
+    # an amount or a part is read through to the noun it measures
+    ("Acme Corp owns 80 percent of Widget Inc.", ("acme corp", "(own.1,own.2)", "widget inc", "organization",
+                                                   "organization")),
+    ("Acme Corp sold 30 mln dlrs of notes to Citibank.", ("note", "(sell.2,sell.to.2)", "citibank", "thing",
+                                                          "organization")),
+    ("Acme Corp emailed some of its customers in Paris.", ("acme corp", "(email.1,email.2)", "customer",
+                                                           "organization", "thing")),
+    # an amount does not join a light verb's predicate
+    ("Acme Corp paid 10 dlrs a share for Widget Inc.", ("acme corp", "(pay.1,pay.for.2)", "widget inc",
+                                                        "organization", "organization")),
+    # "in talks with" passes the relation on; a plural noun before a comma list of names is their label
+    ("Acme Corp is in talks with two carmakers, Widget Motors and Gizmo Automobile.",
+     ("acme corp", "(be.1,be.in.talk.with.2)", "gizmo automobile", "organization", "organization")),
+    # "a total of", "a range of" measure like "some of"
+    ("Acme Corp has a total of 5,000 employees in Ohio.", ("acme corp", "(have.1,have.2)", "employee", "organization",
+                                                           "thing")),
+    # a plural apposition to coordinated names is their title
+    ("They praised John Smith and Jane Roe, the founders of Widget Inc.",
+     ("john smith", "(founder.of.1,founder.of.2)", "widget inc", "person", "organization")),
+    # a fraction is a measure, a quarter of the year is not
+    ("Acme Corp cut a quarter of its dealerships.", ("acme corp", "(cut.1,cut.2)", "dealership", "organization",
+                                                      "thing")),
+    # a relative clause after a coordination is about the nearest conjunct
+    ("Officials with Acme Corp and Widget Inc, which owns Gizmo Ltd, declined to comment.",
+     ("widget inc", "(own.1,own.2)", "gizmo ltd", "organization", "organization")),
+    # a name in a phrase fronted before the subject keeps its relation
+    ("In Germany, Acme Corp cut 500 jobs.", ("acme corp", "(cut.1,cut.in.2)", "germany", "organization", "location")),
 ]
 
 
@@ -135,3 +169,48 @@ def test_dates_are_not_arguments() -> None:
 def test_light_noun_not_paired_with_own_preposition_object() -> None:
     preds = {(t["subject"], t["predicate"]) for t in extract_text("France maintains relations with Germany.")}
     assert ("relation", "(maintain.2,maintain.relation.with.2)") not in preds
+
+
+def _arguments(sentence: str) -> set[str]:
+    return {a for t in extract_text(sentence) for a in (t["subject"], t["object"])}
+
+
+@pytest.mark.parametrize(("sentence", "not_an_argument"), [
+    ("Acme Corp raised its profit in calendar 1986.", "calendar"),        # a time noun says when
+    ("Acme Corp paid 10 dlrs a share in cash for Widget Inc.", "cash"),   # manner, like "on a cash basis"
+    ("Acme Corp cut its rate by 50 basis points.", "basis point"),       # a unit of an amount
+    ("In a separate deal, Acme Corp sold its unit to Widget Inc.", "deal"),  # a fronted frame, no participant
+    ("Like many retailers, Acme Corp raised prices.", "retailer"),       # a comparison, no participant
+    ("Acme Corp owns 80 percent of Widget Inc.", "percent"),
+    ("Acme Corp cut its prices for the first time.", "time"),
+    ("Acme Corp sold its Paris office at 1530 GMT.", "gmt"),
+    ("Acme Corp raised prices in the first quarter of 2009.", "quarter"),
+])
+def test_non_participants_are_no_arguments(sentence: str, not_an_argument: str) -> None:
+    assert not_an_argument not in _arguments(sentence)
+    assert "acme corp" in _arguments(sentence)  # the rest of the sentence still gives its relations
+
+
+def test_second_object_is_no_argument_of_the_first_objects_noun() -> None:
+    triples = {(t["subject"], t["predicate"], t["object"]) for t in
+               extract_text("Acme Corp bought the plants and pipelines of Widget Inc.")}
+    assert ("acme corp", "(buy.1,buy.plant.of.2)", "widget inc") in triples
+    assert not any(s == "pipeline" and "plant" in p for s, p, _ in triples)
+
+
+def test_a_plural_beside_one_name_is_a_list_item_not_a_title() -> None:
+    triples = extract_text("The fund bought shares of Acme Corp, 200,000 shares of Widget Inc and bonds.")
+    assert not any(t["predicate"].startswith("(share.of") for t in triples)
+
+
+def test_which_does_not_stand_for_a_person() -> None:
+    triples = extract_text("The bank under Chief Executive John Smith, which cut 500 jobs, bought Widget Inc.")
+    assert "john smith" not in {t["subject"] for t in triples}
+
+
+def test_lemma_fixes_come_from_the_lemmatisers_own_index() -> None:
+    fixes = lemma_fixes(["hope", "hop", "rate", "rat", "open", "singe", "sing"])
+    assert fixes[("hoped", "VERB")] == "hope" and fixes[("rates", "VERB")] == "rate"
+    assert ("opened", "VERB") not in fixes          # no verb "opene"
+    assert ("singing", "VERB") not in fixes         # "sing" does not end consonant-vowel-consonant
+    assert fixes[("doses", "NOUN")] == "dose"

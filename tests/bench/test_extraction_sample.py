@@ -1,0 +1,22 @@
+"""The sentence cutter of bench/extraction_sample.py's Reuters-21578 draw, on a body written for the test."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+_PATH = Path(__file__).resolve().parents[2] / "bench" / "extraction_sample.py"
+_SPEC = importlib.util.spec_from_file_location("extraction_sample", _PATH)
+assert _SPEC is not None and _SPEC.loader is not None
+es = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = es
+_SPEC.loader.exec_module(es)
+
+
+def test_reuters_sentences_cut_paragraphs_and_stops_but_not_abbreviations() -> None:
+    body = ("Acme Corp said it bought Widget Co. Its price was\nnot disclosed. Mr. Smith left.\n"
+            "    Acme said the U.S. unit of &lt;Widget> will grow. &lt;Gizmo Inc> agreed.\n Reuter\n&#3;")
+    spans = [body[s:e] for s, e in es.reuters_sentences(body)]
+    assert spans == ["Acme Corp said it bought Widget Co. Its price was\nnot disclosed.", "Mr. Smith left.",
+                     "Acme said the U.S. unit of &lt;Widget> will grow.", "&lt;Gizmo Inc> agreed."]

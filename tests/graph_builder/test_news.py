@@ -1,0 +1,31 @@
+"""News clean-up rules, each on a sentence written for the test: furniture out, the sentence intact."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_builder.news import clean_news
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    # tickers in parentheses and bare after the name, several in a row, one-letter NYSE symbols, index codes
+    ("Acme Corp ( ACME.N ) hired Bolt Group BOLT.O on Monday.", "Acme Corp hired Bolt Group on Monday."),
+    ("Widget Holdings WDGa.N WDG.N bought Gizmo AG GIZGn.DE, its rival.",
+     "Widget Holdings bought Gizmo AG, its rival."),
+    ("Zeta F.N and Omega 7777.T rose as the index .SPX fell.", "Zeta and Omega rose as the index fell."),
+    # Reuters-21578's ticker after the company form, but not a legal form or a title
+    ("Acme Corp ACME said Widget Co WID, which it owns, grew.", "Acme Corp said Widget Co, which it owns, grew."),
+    ("Acme Group AG said Widget Corp CEO John Doe left.", "Acme Group AG said Widget Corp CEO John Doe left."),
+    # initialisms and names with a dot are no tickers
+    ("The U.S. and the U.N. asked E.ON and J.P. Morgan to act.", "The U.S. and the U.N. asked E.ON and J.P. Morgan to act."),
+    # an all-capital subhead glued to the next sentence, at a paragraph start or after a sentence end
+    ("Sales rose. WIDGET DEMAND SOARS Acme sold more widgets.", "Sales rose. Acme sold more widgets."),
+    ("PRICES UNDER PRESSURE Gizmo cut its prices.", "Gizmo cut its prices."),
+    # short capitals that start a sentence are names, not subheads
+    ("ACME CEO John Doe said so.", "ACME CEO John Doe said so."),
+    ("ZETA AG Chief Executive Jane Roe resigned.", "ZETA AG Chief Executive Jane Roe resigned."),
+    # a body written all in capitals has no mixed-case word after the run: left alone
+    ("ACME SAID IT WILL SELL ITS GIZMO UNIT.", "ACME SAID IT WILL SELL ITS GIZMO UNIT."),
+])
+def test_clean_news_drops_tickers_and_subheads(raw: str, clean: str) -> None:
+    assert clean_news(raw) == clean
