@@ -68,6 +68,27 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def rss_breakdown(pid: int, places: Mapping[str, Path]) -> dict[str, float]:
+    """Return the resident memory of process `pid` in MB by what it holds: anonymous (Python objects, caches,
+    SQLite page caches), each of `places` (files mapped from under that folder, e.g. graph artefacts), shared
+    libraries, and other files; from /proc/PID/smaps."""
+    out = {"anonymous": 0.0, **{name: 0.0 for name in places}, "libraries": 0.0, "other files": 0.0}
+    roots = {name: str(Path(path).resolve()) for name, path in places.items()}
+    where = "anonymous"
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split(maxsplit=5)
+        if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):  # a mapping's header line
+            target = head[5] if len(head) == 6 else ""
+            if not target.startswith("/"):
+                where = "anonymous"  # heap, stack, anonymous maps and [vdso]-like pseudo files
+            else:
+                where = next((name for name, root in roots.items() if target.startswith(root)),
+                             "libraries" if ".so" in target else "other files")
+        elif line.startswith("Rss:"):
+            out[where] += int(line.split()[1]) / 1024
+    return out
+
+
 def open_files(pid: int, path: Path) -> int:
     """Return how many descriptors of process `pid` point at `path` (one per SQLite connection)."""
     count = 0
