@@ -205,7 +205,7 @@ class Bench:
                         self.logs / f"index-{label}.log")
         n = self.stats["triples"][EVAL_SPLIT]
         self.add(Stage(f"index {n:,} TEST triples ({label})", use.seconds, use.cpu, use.peak_mb, n / use.seconds,
-                       "triples/s"))
+                       "triples/s", note="" if store.startswith("sqlite") else "client only: the server is not measured"))
 
     def graph(self) -> None:
         """`egqa graph build --split TRAIN` with the chosen measures and pruning."""
