@@ -8,7 +8,6 @@ and the speed-up over a naive pure-Python reference build. Prints figures; not a
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import math
 import resource
@@ -19,50 +18,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graph_builder.triples import TRIPLE_SCHEMA  # noqa: E402
-
-TYPES = ["person", "organization", "location", "event", "product", "thing"]
-
-
-def synthetic(n: int, folder: Path, seed: int = 0, shard_rows: int = 1_000_000) -> Path:
-    """Write n Zipf-distributed typed triples (predicates, entities) as a triples dataset."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
-    n_preds, n_ents = max(2000, n // 200), max(5000, n // 20)
-    for start in range(0, n, shard_rows):
-        m = min(shard_rows, n - start)
-        pred = (rng.zipf(1.3, m) - 1) % n_preds
-        subj = (rng.zipf(1.2, m) - 1) % n_ents
-        obj = (rng.zipf(1.2, m) - 1) % n_ents
-        ids = pa.array(np.arange(start, start + m))
-        s_str = pc.binary_join_element_wise("e", pc.cast(pa.array(subj), pa.string()), "")
-        o_str = pc.binary_join_element_wise("e", pc.cast(pa.array(obj), pa.string()), "")
-        p_num = pc.cast(pa.array(pred), pa.string())
-        predicate = pc.binary_join_element_wise("(p", p_num, ".1,p", p_num, ".x.2)", "")
-        types = np.array(TYPES)
-        const = lambda v: pa.repeat(pa.scalar(v, pa.string()), m)  # noqa: E731
-        table = pa.table({
-            "triple_id": pc.binary_join_element_wise("t", pc.cast(ids, pa.string()), ""),
-            "article_id": const("a"), "sentence_id": const("s"),
-            "date": pa.repeat(pa.scalar(datetime.date(1987, 3, 1), pa.date32()), m),
-            "window": pa.repeat(pa.scalar(0, pa.int32()), m), "split": const("train"),
-            "subj": s_str, "subj_text": s_str, "subj_type": pa.array(types[subj % len(TYPES)]),
-            "obj": o_str, "obj_text": o_str, "obj_type": pa.array(types[obj % len(TYPES)]),
-            "predicate": predicate, "predicate_text": const("p"),
-            "negated": pa.repeat(pa.scalar(False), m),
-            # Two triples per sentence text, as extraction gives: the clean counts have real work to do.
-            "sentence": pc.binary_join_element_wise("s", pc.cast(pa.array(np.arange(start, start + m) // 2), pa.string()), ""),
-        }, schema=TRIPLE_SCHEMA)
-        pq.write_table(table, folder / f"part-{start // shard_rows:05d}.parquet", compression="zstd")
-    return folder
-
+from bench.synthetic import zipf_triples as synthetic  # noqa: E402
 
 def naive_build(triples: Path, min_preds: int = 3, min_pairs: int = 3) -> dict[str, dict[tuple[str, str], float]]:
     """Reference build with dicts and a double loop over predicate pairs (BInc only)."""

@@ -40,3 +40,7 @@ def main() -> None:
     except EgqaError as exc:
         typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
         sys.exit(2)
+
+
+if __name__ == "__main__":  # `python -m service.cli` as well as `python -m service`
+    main()
