@@ -7,8 +7,9 @@ the target is the same work over HTTP in 60 s and under 2 GB on 2 cores. Prints 
     python bench/booqa_scale.py --keep --top-k 100       # reuse the generated corpus; build pruned graphs
     python bench/booqa_scale.py --triples 1000000 --train-triples 600000 --propositions 20000 --work /tmp/bq
     python bench/booqa_scale.py --scale small --es http://127.0.0.1:9200   # also through Elasticsearch
+    python bench/booqa_scale.py --before 8da79e7          # also the same stages with older code: speed-ups
 
-Stages, each in a child process (`python -m service.cli ...` as a user types it, with this checkout's code):
+Stages, each in a child process (`python -m service ...`, the `egqa` CLI, with this checkout's code):
   generate   the corpus (bench/synthetic.py, deterministic: `--keep` reuses it when its params.json matches)
   index      `egqa index --split TEST` into SQLite (the evidence store holds the evaluation period only)
   graph      `egqa graph build --split TRAIN` (the graphs see the induction period only; --top-k/--min-score)
@@ -103,7 +104,7 @@ def run_child(argv: list[str], log: Path) -> Usage:
 
 def cli(*args: str) -> list[str]:
     """The argv of an egqa command run with this interpreter and this checkout."""
-    return [sys.executable, "-m", "service.cli", *args]
+    return [sys.executable, "-m", "service", *args]
 
 
 class ProcessSampler:
@@ -168,12 +169,15 @@ def read_report(out: Path) -> dict[str, dict[str, Any]]:
 class Bench:
     """Runs the stages in order and keeps their figures."""
 
-    def __init__(self, args: argparse.Namespace, spec: CorpusSpec) -> None:
+    def __init__(self, args: argparse.Namespace, spec: CorpusSpec, work: Path | None = None,
+                 data: Path | None = None) -> None:
         self.args = args
         self.spec = spec
-        self.work: Path = args.work.resolve()
-        self.data = self.work / "data"
+        self.work: Path = (work or args.work).resolve()
+        self.data = data or self.work / "data"
         self.logs = self.work / "logs"
+        self.memory: dict[str, dict[str, float]] = {}
+        self.before: list[Stage] = []  # the same stages run by the code of --before
         self.stages: list[Stage] = []
         self.quality: dict[str, dict[str, Any]] = {}
         self.stats: dict[str, Any] = {}
@@ -218,7 +222,7 @@ class Bench:
         use = run_child(argv, self.logs / "graph-build.log")
         n = self.stats["triples"][GRAPH_SPLIT]
         last = [line for line in (self.logs / "graph-build.log").read_text().splitlines() if line.startswith("triples ")]
-        pruning = f"top-k {self.args.top_k}" if self.args.top_k else "unpruned"
+        pruning = f"top-k {self.args.top_k}" if self.args.top_k is not None else "the build's default pruning"
         pruning += f", min-score {self.args.min_score}" if self.args.min_score else ""
         self.add(Stage(f"graph build {n:,} TRAIN triples ({pruning})", use.seconds, use.cpu, use.peak_mb,
                        n / use.seconds, "triples/s", note=last[-1] if last else ""))
@@ -232,6 +236,13 @@ class Bench:
                    "--concurrency", str(self.args.concurrency), "--resamples", str(self.args.resamples))
         with sampler.span() as server:
             use = run_child(argv, self.logs / f"evaluate-{label}.log")
+        from service.demo import rss_breakdown
+
+        try:
+            self.memory[label] = rss_breakdown(sampler.pid, {"graph artefacts": self.work / "graphs",
+                                                             "SQLite store file": self.work / "evidence.db"})
+        except OSError:
+            pass
         report = read_report(out)
         self.quality[label] = report
         n = self.stats["propositions"] * len(scorers)
@@ -299,14 +310,7 @@ class Bench:
               f"{s['predicates']:,} predicates, {s['entities']:,} entities; {s['propositions']:,} propositions in "
               f"{s['bundles']:,} bundles; evidence per proposition (actual) median {s['evidence_actual']['median']:.0f} "
               f"mean {s['evidence_actual']['mean']:.1f} max {s['evidence_actual']['max']:.0f}", flush=True)
-        db = self.work / "evidence.db"
-        for path in (db, db.with_name("evidence.db-wal"), db.with_name("evidence.db-shm")):
-            path.unlink(missing_ok=True)  # a re-index of a full store adds nothing: time a fresh one
-        sqlite = f"sqlite:///{db}"
-        self.index(sqlite, "sqlite")
-        self.graph()
-        runs = self.serve_and_evaluate(sqlite, "sqlite")
-        self.in_process(sqlite, runs, "sqlite")
+        self.run_stages()
         if self.args.es:
             es = f"{self.args.es.rstrip('/')}/{ES_PREFIX}"
             drop_es(es)
@@ -314,7 +318,19 @@ class Bench:
             es_runs = self.serve_and_evaluate(es, "es")
             self.in_process(es, es_runs, "es")
         print(f"load average {os.getloadavg()[0]:.1f} at the end (other jobs share the cores)")
-        self.finish()
+
+    def run_stages(self, in_process: bool = True) -> None:
+        """Index into SQLite, build the graphs, serve and evaluate over HTTP (and the in-process baseline)."""
+        self.logs.mkdir(parents=True, exist_ok=True)
+        db = self.work / "evidence.db"
+        for path in (db, db.with_name("evidence.db-wal"), db.with_name("evidence.db-shm")):
+            path.unlink(missing_ok=True)  # a re-index of a full store adds nothing: time a fresh one
+        sqlite = f"sqlite:///{db}"
+        self.index(sqlite, "sqlite")
+        self.graph()
+        runs = self.serve_and_evaluate(sqlite, "sqlite")
+        if in_process:
+            self.in_process(sqlite, runs, "sqlite")
 
     def finish(self) -> None:
         """Print the quality check, the comparison with the issue's figures and the Markdown table; clean up."""
@@ -322,6 +338,11 @@ class Bench:
         for label, report in self.quality.items():
             cells = "  ".join(f"{s} {100 * float(m['auc_norm']):.1f}" for s, m in report.items())
             print(f"  {label}: {cells}  (coverage {100 * float(next(iter(report.values()))['coverage']):.0f}%)")
+        if self.memory:
+            print("\nService resident memory at the end of each evaluation, by what it holds (/proc/PID/smaps):")
+            for label, parts in self.memory.items():
+                cells = ", ".join(f"{name} {mb:,.0f} MB" for name, mb in parts.items())
+                print(f"  {label}: {sum(parts.values()):,.0f} MB = {cells}")
         binc = next((s for s in self.stages if s.name == "evaluate over HTTP: sqlite-binc"), None)
         service = next((s for s in self.stages if s.name == "  service during evaluate sqlite-binc"), None)
         full = asdict(self.spec) == asdict(replace(SCALES["full"], seed=self.spec.seed))
@@ -335,11 +356,13 @@ class Bench:
                   f"service peak RSS {service.peak_mb / 1024:.2f} GB ({service.peak_mb / TARGET_MB:.2f}x the 2 GB "
                   f"target; {120 * 1024 / service.peak_mb:,.0f}x less than 120 GB)")
         table = markdown_table(self.stages, self.spec, self.stats)
+        if self.before:
+            table += "\n\n" + comparison_table(self.before, self.stages, self.args.before)
         print("\n" + table)
         (self.work / "results.md").write_text(table + "\n")
         (self.work / "results.json").write_bytes(orjson.dumps(
             {"spec": asdict(self.spec), "stats": self.stats, "stages": [asdict(s) for s in self.stages],
-             "quality": self.quality, "args": {k: str(v) for k, v in vars(self.args).items()}},
+             "quality": self.quality, "memory": self.memory, "before": [asdict(s) for s in self.before], "args": {k: str(v) for k, v in vars(self.args).items()}},
             option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
         if not self.args.keep:
             for path in (self.data, self.work / "graphs"):
@@ -396,6 +419,52 @@ def markdown_table(stages: list[Stage], spec: CorpusSpec, stats: dict[str, Any])
         lines.append(f"| {s.name.strip()} | {_fmt_seconds(s.seconds)} | {_fmt_seconds(s.cpu)} | {rss} | {rate} | "
                      f"{s.ratio or '-'} |")
     return "\n".join(lines)
+
+
+def comparison_table(before: list[Stage], after: list[Stage], ref: str) -> str:
+    """Stage by stage: the code at `ref` against this checkout, on the same corpus, with speed-ups."""
+    lines = [f"Before (`{ref}`) and after (this checkout), same corpus, same machine, one run:", "",
+             "| stage | before | after | speed-up | peak RSS before | peak RSS after |",
+             "|---|---:|---:|---:|---:|---:|"]
+    def key(s: Stage) -> str:
+        return s.name.split(" (")[0].strip()
+    done = {key(s): s for s in after}
+    for b in before:
+        a = done.get(key(b))
+        if a is None:
+            continue
+        speed = f"{b.seconds / a.seconds:.1f}x" if b.seconds and a.seconds else (
+            f"{b.cpu / a.cpu:.1f}x CPU" if b.cpu and a.cpu else "-")
+        def mb(x: float | None) -> str:
+            return "-" if not x else (f"{x / 1024:.2f} GB" if x >= 1024 else f"{x:.0f} MB")
+        lines.append(f"| {b.name.strip()} | {_fmt_seconds(b.seconds if b.seconds else b.cpu)} | "
+                     f"{_fmt_seconds(a.seconds if a.seconds else a.cpu)} | {speed} | {mb(b.peak_mb)} | {mb(a.peak_mb)} |")
+    return "\n".join(lines)
+
+
+def run_before(bench: Bench, ref: str) -> list[Stage]:
+    """Run index, graph build, serve and evaluate with the code of git `ref` on the same corpus."""
+    src = bench.work / "before" / "src"
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", ref], capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise StageFailed(f"git archive {ref}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+    print(f"\n== before: the same stages with the code of {ref} ({src})", flush=True)
+    saved, cwd = os.environ["PYTHONPATH"], Path.cwd()
+    # Children import the old packages: first on their path, and their working folder (`python -m` puts it
+    # before everything else). This process keeps its own code.
+    os.environ["PYTHONPATH"] = str(src)
+    os.chdir(src)
+    try:
+        old = Bench(bench.args, bench.spec, work=bench.work / "before", data=bench.data)
+        old.stats = bench.stats
+        old.run_stages(in_process=False)
+    finally:
+        os.environ["PYTHONPATH"] = saved
+        os.chdir(cwd)
+    return old.stages
 
 
 # -- children ---------------------------------------------------------------------------------------
@@ -468,6 +537,9 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, CorpusSpec]:
     ap.add_argument("--batch-size", type=int, default=200, help="propositions per HTTP request (and in-process batch)")
     ap.add_argument("--concurrency", type=int, default=4, help="HTTP requests in flight")
     ap.add_argument("--resamples", type=int, default=0, help="evaluator's bootstrap resamples (0: none, as the paper)")
+    ap.add_argument("--before", default=None, metavar="GIT_REF",
+                    help="also run index, graph build, serve and evaluate with the code of this git commit on the "
+                         "same corpus, and print before/after speed-ups (e.g. 8da79e7, the code before issue 14)")
     ap.add_argument("--baseline-limit", type=int, default=0, help="in-process baseline on the first N propositions "
                                                                   "(0: all)")
     args = ap.parse_args(argv)
@@ -493,8 +565,14 @@ def main() -> None:
     args, spec = parse_args(sys.argv[1:])
     # Children (the CLI, the service) run this checkout's code, whatever `egqa` on PATH points at.
     os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    args.work = args.work.resolve()
+    os.chdir(REPO)  # `python -m` children look in their working folder first
     try:
-        Bench(args, spec).run()
+        bench = Bench(args, spec)
+        bench.run()
+        if args.before:
+            bench.before = run_before(bench, args.before)
+        bench.finish()
     except StageFailed as exc:
         sys.exit(f"stage failed: {exc}")
 
