@@ -5,6 +5,8 @@ the same run, and the speed-up over a naive pure-Python reference build. Prints 
     python bench/graph_build.py [--sizes 1000000,10000000] [--reuters /work/data-out/reuters/triples]
     python bench/graph_build.py --sizes 250000,500000,1000000 --naive-size 0 --prune default   # scaling ratios
     python bench/graph_build.py --sizes 10000000 --prune default,none --work /tmp/zipf   # keep the triples
+    python bench/graph_build.py --sizes 10000000 --prune none --measures binc,weeds,lin,cos,binc_clean
+        # unpruned without the global step, whose unpruned input does not fit 23 GB at 10M rows
 """
 
 from __future__ import annotations
@@ -143,25 +145,29 @@ def run_child(argv: list[str]) -> None:
     """Child process: run one build and print its figures as JSON (its own peak RSS)."""
     mode, triples, out = argv[0], Path(argv[1]), Path(argv[2])
     top_k, min_score = int(argv[3]), float(argv[4])
+    measures = {"measures": tuple(argv[5].split(","))} if len(argv) > 5 and argv[5] else {}
     t0 = time.perf_counter()
     if mode == "fast":
         from graph_builder.graphs.build import BuildParams, build_graphs
-        s = build_graphs(triples, out, BuildParams(top_k=top_k or None, min_score=min_score), overwrite=True,
-                         progress=False)
+        s = build_graphs(triples, out, BuildParams(top_k=top_k or None, min_score=min_score, **measures),
+                         overwrite=True, progress=False)
         result: dict[str, object] = {"graphs": s.graphs, "nodes": s.nodes, "edges": s.edges}
     else:
         edges = naive_build(triples)
         result = {"graphs": len(edges), "edges": {"binc": sum(1 for e in edges.values() for p, q in e if p != q)}}
     result["seconds"] = time.perf_counter() - t0
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    result["cpu_seconds"] = usage.ru_utime + usage.ru_stime  # steadier than wall time on a shared machine
+    result["peak_rss_mb"] = usage.ru_maxrss / 1024
     result["disk_mb"] = disk_mb(out) if out.exists() else 0.0
     print(json.dumps(result))
 
 
-def measure(mode: str, triples: Path, out: Path, top_k: int = 0, min_score: float = 0.0) -> dict[str, object]:
+def measure(mode: str, triples: Path, out: Path, top_k: int = 0, min_score: float = 0.0,
+            measures: str = "") -> dict[str, object]:
     """Run a build in a fresh process and return its figures."""
     proc = subprocess.run([sys.executable, __file__, "_child", mode, str(triples), str(out), str(top_k),
-                           str(min_score)], capture_output=True, text=True, check=True)
+                           str(min_score), measures], capture_output=True, text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -169,7 +175,8 @@ def report(label: str, rows: int, r: dict[str, object]) -> None:
     """Print one line of figures."""
     edges = r["edges"]
     shown = "  ".join(f"{k} {v:,}" for k, v in edges.items()) if isinstance(edges, dict) else edges
-    print(f"{label:<34} rows {rows:>11,}  {r['seconds']:>8.1f} s  peak {r['peak_rss_mb']:>8.0f} MB  "
+    print(f"{label:<34} rows {rows:>11,}  {r['seconds']:>8.1f} s (cpu {r.get('cpu_seconds', 0):>7.1f} s)  "
+          f"peak {r['peak_rss_mb']:>8.0f} MB  "
           f"disk {r.get('disk_mb', 0):>8.1f} MB  graphs {r['graphs']}  nodes {r.get('nodes', '-')}  edges {shown}",
           flush=True)
 
@@ -185,18 +192,21 @@ def main() -> None:
     ap.add_argument("--prune", default="default,none",
                     help="builds per input, comma-separated: default (the build defaults), none (unpruned), "
                          "or K:MIN (top K neighbours, 0 = all, and a min score)")
+    ap.add_argument("--measures", default="", help="comma-separated measures (default: the build's)")
     ap.add_argument("--reuters", type=Path, default=Path("/work/data-out/reuters/triples"))
     ap.add_argument("--work", type=Path, default=None,
                     help="keep synthetic triples and graphs here (reused when present) instead of a temp folder")
     args = ap.parse_args()
     configs = parse_pruning(args.prune)
+    print(f"measures: {args.measures or 'the build defaults'}", flush=True)
     with tempfile.TemporaryDirectory(prefix="egqa-bench-") as tmp_name:
         tmp = args.work or Path(tmp_name)
 
         def builds(name: str, triples: Path, rows: int) -> list[dict[str, object]]:
             results = []
             for label, top_k, min_score in configs:
-                r = measure("fast", triples, tmp / f"graphs-{triples.name}-k{top_k}-m{min_score:g}", top_k, min_score)
+                r = measure("fast", triples, tmp / f"graphs-{triples.name}-k{top_k}-m{min_score:g}", top_k, min_score,
+                            args.measures)
                 report(f"{name} ({label})", rows, r)
                 results.append(r)
             if len(results) > 1:

@@ -164,9 +164,20 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     return out
 
 
-def global_scores(graphs: list[GraphCounts], bases: list[sp.csr_matrix], params: BuildParams) -> list[sp.csr_matrix]:
+@dataclass
+class ScoredGraph:
+    """What a graph's manifest needs once its counts are scored and freed."""
+
+    name: str
+    nodes: list[str]
+    node_counts: np.ndarray
+    stats: dict[str, int]
+    measures: dict[str, dict[str, Any]]  # manifest entries of the measures written so far
+
+
+def global_scores(graphs: list[ScoredGraph], bases: list[sp.csr_matrix], params: BuildParams) -> list[sp.csr_matrix]:
     """Run the global step over every graph's (pruned) base measure; return each graph's pruned result."""
-    inputs = [TypedGraph(gc.name, gc.nodes, base, negation_partners(gc.nodes)) for gc, base in zip(graphs, bases)]
+    inputs = [TypedGraph(g.name, g.nodes, base, negation_partners(g.nodes)) for g, base in zip(graphs, bases)]
     out = []
     for result in global_step(inputs, params.global_step, params.top_k):
         coo = result.tocoo()
@@ -180,9 +191,9 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
                  overwrite: bool = False, progress: bool = True) -> BuildSummary:
     """Build one entailment graph per type pair from a triples dataset and write them to `out`.
 
-    Each graph's measures are written as soon as it is scored; only the global step's base measure
-    (pruned to top_k) stays in memory for all graphs, so memory follows the largest graph's kept
-    edges and one block of candidates, not the whole graph set."""
+    A graph's measures are written as soon as it is scored and its counts freed; only the global
+    step's base measure (pruned to top_k) stays in memory for all graphs, so memory follows the
+    largest graph's kept edges and one block of candidates, not the whole graph set."""
     counts, n_triples = count_triples(triples, scheduler, progress, params.splits)
     if n_triples == 0:
         raise ArtefactError(f"{triples}: no triples to count" + (f" in splits {list(params.splits)}" if params.splits else ""))
@@ -194,27 +205,28 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
                             f"({params.min_predicates_per_pair}, {params.min_pairs_per_predicate}); lower them")
     versions = {m: MEASURE_VERSIONS[m] for m in params.measures}
     with_global = "global" in params.measures
-    manifests = []
     with StagingDir(out, overwrite) as tmp:
-        written: list[dict[str, dict[str, Any]]] = []
+        done: list[ScoredGraph] = []
         bases: list[sp.csr_matrix] = []
-        total_rows = sum(len(g.nodes) for g in graphs)
-        with tqdm(total=total_rows, desc="scoring graphs", unit="node", disable=not progress) as bar:
-            for gc in graphs:
-                folder = tmp / check_graph_name(gc.name)
+        with tqdm(total=sum(len(g.nodes) for g in graphs), desc="scoring graphs", unit="node",
+                  disable=not progress) as bar:
+            graphs.reverse()
+            while graphs:
+                gc = graphs.pop()  # dropped once scored: its counts are not needed again
                 scored = score_graph(gc, params, bar)
                 if with_global:
                     bases.append(scored[params.global_step.base])
-                written.append({m: write_measure(folder, m, matrix, versions[m]) for m, matrix in scored.items()})
-                del scored
+                folder = tmp / check_graph_name(gc.name)
+                done.append(ScoredGraph(gc.name, gc.nodes, gc.node_counts, gc.stats,
+                                        {m: write_measure(folder, m, x, versions[m]) for m, x in scored.items()}))
+                del gc, scored
         if with_global:
-            log.info("global step over %d graphs (%d iterations)", len(graphs), params.global_step.iterations)
-            for gc, info, result in zip(graphs, written, global_scores(graphs, bases, params)):
-                info["global"] = write_measure(tmp / gc.name, "global", result, versions["global"])
+            log.info("global step over %d graphs (%d iterations)", len(done), params.global_step.iterations)
+            for g, result in zip(done, global_scores(done, bases, params)):
+                g.measures["global"] = write_measure(tmp / g.name, "global", result, versions["global"])
             bases.clear()
-        for gc, info in zip(graphs, written):
-            manifests.append(write_graph(tmp / gc.name, gc.name, gc.nodes, gc.node_counts, {}, versions,
-                                         params.recorded(), gc.stats, source, written=info))
+        manifests = [write_graph(tmp / g.name, g.name, g.nodes, g.node_counts, {}, versions, params.recorded(),
+                                 g.stats, source, written=g.measures) for g in done]
         manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples")
     summary = BuildSummary(out=out, triples=n_triples, graphs=len(manifests), nodes=manifest["totals"]["nodes"],
                            edges=manifest["totals"]["edges"],
