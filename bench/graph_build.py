@@ -1,8 +1,12 @@
-"""Benchmark `egqa graph build`: time and peak memory on Reuters triples and Zipf synthetic triples,
-and the speed-up over a naive pure-Python reference build. Prints figures; not a test.
+"""Benchmark `egqa graph build`: time, peak memory, edges and artefact size on Reuters triples and Zipf
+synthetic triples, pruned (the build defaults, top 100 neighbours and min score 0.01) against unpruned in
+the same run, and the speed-up over a naive pure-Python reference build. Prints figures; not a test.
 
     python bench/graph_build.py [--sizes 1000000,10000000] [--reuters /work/data-out/reuters/triples]
-    python bench/graph_build.py --sizes 250000,500000,1000000 --naive-size 0 --top-k 100   # scaling ratios
+    python bench/graph_build.py --sizes 250000,500000,1000000 --naive-size 0 --prune default   # scaling ratios
+    python bench/graph_build.py --sizes 10000000 --prune default,none --work /tmp/zipf   # keep the triples
+    python bench/graph_build.py --sizes 10000000 --prune none --measures binc,weeds,lin,cos,binc_clean
+        # unpruned without the global step, whose unpruned input does not fit 23 GB at 10M rows
 """
 
 from __future__ import annotations
@@ -76,34 +80,65 @@ def naive_build(triples: Path, min_preds: int = 3, min_pairs: int = 3) -> dict[s
     return out
 
 
+def parse_pruning(spec: str) -> list[tuple[str, int, float]]:
+    """`default,none,50:0.05` -> [(label, top_k (0 = all), min_score)]; `default` is BuildParams' own."""
+    from graph_builder.graphs.build import DEFAULT_MIN_SCORE, DEFAULT_TOP_K
+
+    out = []
+    for item in (x.strip() for x in spec.split(",") if x.strip()):
+        if item == "default":
+            out.append((f"top {DEFAULT_TOP_K}, min {DEFAULT_MIN_SCORE:g}", DEFAULT_TOP_K, DEFAULT_MIN_SCORE))
+        elif item == "none":
+            out.append(("unpruned", 0, 0.0))
+        else:
+            k, _, m = item.partition(":")
+            out.append((f"top {k}, min {float(m or 0):g}", int(k), float(m or 0)))
+    return out
+
+
+def disk_mb(folder: Path) -> float:
+    """Bytes of every file under folder, in MB."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
+
+
 def run_child(argv: list[str]) -> None:
     """Child process: run one build and print its figures as JSON (its own peak RSS)."""
     mode, triples, out = argv[0], Path(argv[1]), Path(argv[2])
-    top_k = int(argv[3]) if len(argv) > 3 and argv[3] != "none" else None
+    top_k, min_score = int(argv[3]), float(argv[4])
+    measures = {"measures": tuple(argv[5].split(","))} if len(argv) > 5 and argv[5] else {}
     t0 = time.perf_counter()
     if mode == "fast":
         from graph_builder.graphs.build import BuildParams, build_graphs
-        s = build_graphs(triples, out, BuildParams(top_k=top_k), overwrite=True, progress=False)
-        result = {"graphs": s.graphs, "nodes": s.nodes, "edges": s.edges}
+        s = build_graphs(triples, out, BuildParams(top_k=top_k or None, min_score=min_score, **measures),
+                         overwrite=True, progress=False)
+        result: dict[str, object] = {"graphs": s.graphs, "nodes": s.nodes, "edges": s.edges}
     else:
         edges = naive_build(triples)
         result = {"graphs": len(edges), "edges": {"binc": sum(1 for e in edges.values() for p, q in e if p != q)}}
     result["seconds"] = time.perf_counter() - t0
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    result["cpu_seconds"] = usage.ru_utime + usage.ru_stime  # steadier than wall time on a shared machine
+    result["peak_rss_mb"] = usage.ru_maxrss / 1024
+    result["disk_mb"] = disk_mb(out) if out.exists() else 0.0
     print(json.dumps(result))
 
 
-def measure(mode: str, triples: Path, out: Path, top_k: int | None = None) -> dict[str, object]:
+def measure(mode: str, triples: Path, out: Path, top_k: int = 0, min_score: float = 0.0,
+            measures: str = "") -> dict[str, object]:
     """Run a build in a fresh process and return its figures."""
-    proc = subprocess.run([sys.executable, __file__, "_child", mode, str(triples), str(out), str(top_k or "none")],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, __file__, "_child", mode, str(triples), str(out), str(top_k),
+                           str(min_score), measures], capture_output=True, text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def report(label: str, rows: int, r: dict[str, object]) -> None:
     """Print one line of figures."""
-    print(f"{label:<28} rows {rows:>11,}  {r['seconds']:>8.1f} s  peak {r['peak_rss_mb']:>8.0f} MB  "
-          f"graphs {r['graphs']}  nodes {r.get('nodes', '-')}  edges {r['edges']}", flush=True)
+    edges = r["edges"]
+    shown = "  ".join(f"{k} {v:,}" for k, v in edges.items()) if isinstance(edges, dict) else edges
+    print(f"{label:<34} rows {rows:>11,}  {r['seconds']:>8.1f} s (cpu {r.get('cpu_seconds', 0):>7.1f} s)  "
+          f"peak {r['peak_rss_mb']:>8.0f} MB  "
+          f"disk {r.get('disk_mb', 0):>8.1f} MB  graphs {r['graphs']}  nodes {r.get('nodes', '-')}  edges {shown}",
+          flush=True)
 
 
 def main() -> None:
@@ -111,37 +146,62 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_child":
         run_child(sys.argv[2:])
         return
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000000,10000000")
     ap.add_argument("--naive-size", type=int, default=50_000, help="0 skips the naive comparison")
-    ap.add_argument("--top-k", type=int, default=None, help="neighbours kept per node in the sized builds")
+    ap.add_argument("--prune", default="default,none",
+                    help="builds per input, comma-separated: default (the build defaults), none (unpruned), "
+                         "or K:MIN (top K neighbours, 0 = all, and a min score)")
+    ap.add_argument("--measures", default="", help="comma-separated measures (default: the build's)")
     ap.add_argument("--reuters", type=Path, default=Path("/work/data-out/reuters/triples"))
+    ap.add_argument("--work", type=Path, default=None,
+                    help="keep synthetic triples and graphs here (reused when present) instead of a temp folder")
     args = ap.parse_args()
+    configs = parse_pruning(args.prune)
+    print(f"measures: {args.measures or 'the build defaults'}", flush=True)
     with tempfile.TemporaryDirectory(prefix="egqa-bench-") as tmp_name:
-        tmp = Path(tmp_name)
+        tmp = args.work or Path(tmp_name)
+
+        def builds(name: str, triples: Path, rows: int) -> list[dict[str, object]]:
+            results = []
+            for label, top_k, min_score in configs:
+                r = measure("fast", triples, tmp / f"graphs-{triples.name}-k{top_k}-m{min_score:g}", top_k, min_score,
+                            args.measures)
+                report(f"{name} ({label})", rows, r)
+                results.append(r)
+            if len(results) > 1:
+                first, *rest = results
+                for (label, _, _), r in zip(configs[1:], rest):
+                    print(f"  {configs[0][0]} vs {label}: time x{first['seconds'] / r['seconds']:.2f}  "
+                          f"peak RSS x{first['peak_rss_mb'] / r['peak_rss_mb']:.2f}  "
+                          f"disk x{first['disk_mb'] / max(r['disk_mb'], 1e-9):.3f}", flush=True)
+            return results
+
         if args.reuters.is_dir() and any(args.reuters.glob("part-*.parquet")):
             rows = sum(pq.ParquetFile(f).metadata.num_rows for f in args.reuters.glob("part-*.parquet"))
-            report("reuters", rows, measure("fast", args.reuters, tmp / "reuters-graphs"))
+            builds("reuters", args.reuters, rows)
         else:
             print(f"reuters: no triples at {args.reuters}, skipped")
         if args.naive_size:
             small = synthetic(args.naive_size, tmp / "naive-triples", seed=1)
             fast = measure("fast", small, tmp / "naive-fast")
             naive = measure("naive", small, tmp / "naive-out")
-            report("zipf (egqa build)", args.naive_size, fast)
+            report("zipf (egqa build, unpruned)", args.naive_size, fast)
             report("zipf (naive reference)", args.naive_size, naive)
             print(f"speed-up over naive: {naive['seconds'] / fast['seconds']:.1f}x  "
                   f"(binc edges egqa {fast['edges']['binc']:,} vs naive {naive['edges']['binc']:,})", flush=True)
-        base: tuple[int, dict[str, object]] | None = None
+        base: tuple[int, list[dict[str, object]]] | None = None
         for n in (int(x) for x in args.sizes.split(",") if x):
-            folder = synthetic(n, tmp / f"zipf-{n}", seed=2)
-            r = measure("fast", folder, tmp / f"graphs-{n}", args.top_k)
-            report(f"zipf {n:,}", n, r)
+            folder = tmp / f"zipf-{n}"
+            if not any(folder.glob("part-*.parquet")):
+                synthetic(n, folder, seed=2)
+            results = builds(f"zipf {n:,}", folder, n)
             if base is None:
-                base = (n, r)
-            else:
-                print(f"  vs {base[0]:,}: rows x{n / base[0]:.1f}  time x{r['seconds'] / base[1]['seconds']:.2f}  "
-                      f"peak RSS x{r['peak_rss_mb'] / base[1]['peak_rss_mb']:.2f}", flush=True)
+                base = (n, results)
+                continue
+            for (label, _, _), r, b in zip(configs, results, base[1]):
+                print(f"  {label}, vs {base[0]:,}: rows x{n / base[0]:.1f}  time x{r['seconds'] / b['seconds']:.2f}  "
+                      f"peak RSS x{r['peak_rss_mb'] / b['peak_rss_mb']:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ Layout of a graph set folder::
         nodes.json           {"nodes": [...], "counts": [...]}  (row/column i of every matrix)
         fuzzy.json           role-free predicate -> [[node, count], ...] in this graph
         <measure>/data.npy, indices.npy, indptr.npy   premise row -> hypothesis column scores
+                             (float32 scores, int32 columns, int64 row pointers; float64 scores
+                             of older builds load alike)
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ GRAPHSET_FORMAT = "egqa.graphset.v1"
 IMPORT_VERSIONS = ("import.hosseini.v1", "import.berant.v1")
 READABLE_VERSIONS: tuple[str, ...] = (*MEASURE_VERSIONS.values(), *IMPORT_VERSIONS)
 CSR_FILES = ("data", "indices", "indptr")
+# Scores as written from now on; older artefacts hold float64 and load unchanged.
+SCORE_DTYPE = np.float32
 
 
 def sha256_file(path: Path) -> str:
@@ -87,10 +91,35 @@ class Graph:
         return sp.csr_matrix((data, indices, indptr), shape=(n, n))
 
 
+def write_measure(folder: Path, measure: str, matrix: sp.spmatrix | sp.sparray, version: str,
+                  score_dtype: npt.DTypeLike = SCORE_DTYPE) -> dict[str, Any]:
+    """Write one measure's CSR components under `folder/measure` and return its manifest entry.
+
+    Built scores are stored as float32 and columns as int32 (8 bytes an edge instead of 12); readers
+    take whatever dtype the .npy header gives, so float64 artefacts written before stay readable."""
+    m = sp.csr_matrix(matrix)
+    n = m.shape[0]
+    if m.shape != (n, n):
+        raise ArtefactError(f"{folder.name}/{measure}: matrix shape {m.shape} is not square")
+    m.sort_indices()
+    (folder / measure).mkdir(parents=True, exist_ok=True)
+    arrays = {"data": m.data.astype(score_dtype, copy=False), "indices": m.indices.astype(np.int32, copy=False),
+              "indptr": m.indptr.astype(np.int64, copy=False)}
+    for part, array in arrays.items():
+        np.save(folder / measure / f"{part}.npy", array, allow_pickle=False)
+    off_diag = int(m.nnz - np.count_nonzero(m.diagonal()))
+    return {"version": version, "edges": off_diag, "stored": int(m.nnz), "dtype": np.dtype(score_dtype).name}
+
+
 def write_graph(folder: Path, name: str, nodes: list[str], counts: npt.ArrayLike,
                 matrices: Mapping[str, sp.csr_matrix], versions: Mapping[str, str],
-                parameters: Mapping[str, Any], stats: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str, Any]:
-    """Write one graph's artefacts into `folder` and return its manifest."""
+                parameters: Mapping[str, Any], stats: Mapping[str, Any], source: Mapping[str, Any],
+                written: Mapping[str, Mapping[str, Any]] | None = None,
+                score_dtype: npt.DTypeLike = SCORE_DTYPE) -> dict[str, Any]:
+    """Write one graph's artefacts into `folder` and return its manifest.
+
+    `written` holds the manifest entries of measures already written there with write_measure
+    (a build writes each measure as soon as it is scored, so it never holds them all at once)."""
     check_graph_name(name)
     folder.mkdir(parents=True, exist_ok=True)
     n = len(nodes)
@@ -100,23 +129,14 @@ def write_graph(folder: Path, name: str, nodes: list[str], counts: npt.ArrayLike
     for node, count in sorted(zip(nodes, counts_list), key=lambda x: (-x[1], x[0])):
         per_graph.setdefault(role_free(predicate_of(node)), []).append([node, count])
     write_json(folder / "fuzzy.json", per_graph)
-    files = ["nodes.json", "fuzzy.json"]
-    measures: dict[str, dict[str, Any]] = {}
+    measures: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (written or {}).items()}
     for measure, matrix in sorted(matrices.items()):
-        m = sp.csr_matrix(matrix)
-        if m.shape != (n, n):
-            raise ArtefactError(f"{name}/{measure}: matrix shape {m.shape} != ({n}, {n})")
-        m.sort_indices()
-        (folder / measure).mkdir(exist_ok=True)
-        arrays = {"data": m.data.astype(np.float64, copy=False), "indices": m.indices.astype(np.int32, copy=False),
-                  "indptr": m.indptr.astype(np.int64, copy=False)}
-        for part, array in arrays.items():
-            np.save(folder / measure / f"{part}.npy", array, allow_pickle=False)
-            files.append(f"{measure}/{part}.npy")
-        off_diag = int(m.nnz - np.count_nonzero(m.diagonal()))
-        measures[measure] = {"version": versions[measure], "edges": off_diag, "stored": int(m.nnz)}
+        if matrix.shape != (n, n):
+            raise ArtefactError(f"{name}/{measure}: matrix shape {matrix.shape} != ({n}, {n})")
+        measures[measure] = write_measure(folder, measure, matrix, versions[measure], score_dtype)
+    files = ["nodes.json", "fuzzy.json", *(f"{m}/{part}.npy" for m in sorted(measures) for part in CSR_FILES)]
     manifest = {
-        "format": GRAPH_FORMAT, "graph": name, "types": name.split("#"), "measures": measures,
+        "format": GRAPH_FORMAT, "graph": name, "types": name.split("#"), "measures": dict(sorted(measures.items())),
         "parameters": dict(parameters), "counts": {"nodes": n, **dict(stats)}, "source": dict(source),
         "files": {f: sha256_file(folder / f) for f in files},
     }

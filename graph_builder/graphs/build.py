@@ -15,15 +15,22 @@ import scipy.sparse as sp
 from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
-from graph_builder.graphs.artefacts import StagingDir, write_graph, write_graphset
+from graph_builder.graphs.artefacts import StagingDir, check_graph_name, write_graph, write_graphset, write_measure
 from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts, count_matrices,
                                          merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
 from graph_builder.graphs.measures import (CLEAN_SUFFIX, LOCAL_MEASURES, MEASURE_VERSIONS, base_measure, block_scores,
-                                           check_measures, prepare, row_blocks, select_edges)
+                                           check_measures, prepare, row_blocks, select_edges, to_csr)
 from graph_builder.triples import dataset_checksum, shard_files
 
 log = logging.getLogger(__name__)
+
+
+# Pruning as in the published NewsCrawl build (Hosseini et al. 2018, REFERENCE §3): each node keeps its
+# 100 best neighbours (their global step ran with "max rank 100") and edges scoring under 0.01 are dropped
+# (their edge threshold for all TACL experiments). top_k None / min_score 0 keep every edge.
+DEFAULT_TOP_K = 100
+DEFAULT_MIN_SCORE = 0.01
 
 
 @dataclass(frozen=True)
@@ -32,8 +39,8 @@ class BuildParams:
 
     min_predicates_per_pair: int = 3
     min_pairs_per_predicate: int = 3
-    top_k: int | None = None
-    min_score: float = 0.0
+    top_k: int | None = DEFAULT_TOP_K  # neighbours kept per node by (-score, id); None keeps all
+    min_score: float = DEFAULT_MIN_SCORE  # edges scoring below are dropped; 0 keeps all
     min_shared_features: int = 1  # clean measures: an edge needs this many shared argument pairs that count
     measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos", "binc_clean", "global")
     splits: tuple[str, ...] | None = None  # keep only triples of these corpus splits (e.g. the induction period)
@@ -47,7 +54,9 @@ class BuildParams:
         if self.min_predicates_per_pair < 1 or self.min_pairs_per_predicate < 1 or self.min_shared_features < 1:
             raise InputError("cutoffs must be at least 1")
         if self.top_k is not None and self.top_k < 1:
-            raise InputError("top_k must be at least 1 (or omitted for all edges)")
+            raise InputError("top_k must be at least 1 (or None for all edges)")
+        if not self.min_score >= 0:
+            raise InputError(f"min_score must be 0 or more, got {self.min_score}")
 
     def recorded(self) -> dict[str, Any]:
         """Return the parameters as recorded in manifests (block size does not change the output)."""
@@ -68,7 +77,8 @@ CLEANING: dict[str, str] = {
     "co_extraction": "a feature is shared by p and q only if some sentence states it with exactly one of them",
     "negation": "no edge between a predicate and its NEG__ form, either direction",
     "min_shared_features": "clean measures: an edge needs at least this many shared features that count",
-    "top_k_and_min_score": "applied to every measure after scoring (global.v1 reads the pruned base measure)",
+    "top_k_and_min_score": "applied to every measure after scoring, a block of rows at a time (global.v1 reads "
+                           "the pruned base measure and keeps top_k per node in every round)",
 }
 
 
@@ -154,23 +164,36 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     return out
 
 
-def add_global(graphs: list[GraphCounts], matrices: list[dict[str, sp.csr_matrix]], params: BuildParams) -> None:
-    """Run the global step over all graphs' base measure and add the pruned result as `global`."""
-    inputs = [TypedGraph(gc.name, gc.nodes, m[params.global_step.base], negation_partners(gc.nodes))
-              for gc, m in zip(graphs, matrices)]
-    for m, result in zip(matrices, global_step(inputs, params.global_step, params.top_k)):
+@dataclass
+class ScoredGraph:
+    """What a graph's manifest needs once its counts are scored and freed."""
+
+    name: str
+    nodes: list[str]
+    node_counts: np.ndarray
+    stats: dict[str, int]
+    measures: dict[str, dict[str, Any]]  # manifest entries of the measures written so far
+
+
+def global_scores(graphs: list[ScoredGraph], bases: list[sp.csr_matrix], params: BuildParams) -> list[sp.csr_matrix]:
+    """Run the global step over every graph's (pruned) base measure; return each graph's pruned result."""
+    inputs = [TypedGraph(g.name, g.nodes, base, negation_partners(g.nodes)) for g, base in zip(graphs, bases)]
+    out = []
+    for result in global_step(inputs, params.global_step, params.top_k):
         coo = result.tocoo()
-        order = np.lexsort((coo.col, coo.row))
-        rows, cols, vals = select_edges(coo.row[order].astype(np.int64), coo.col[order].astype(np.int64),
-                                        coo.data[order], top_k=params.top_k, min_score=params.min_score)
-        pruned = sp.csr_matrix((vals, (rows, cols)), shape=result.shape)
-        pruned.sort_indices()
-        m["global"] = pruned
+        rows, cols, vals = select_edges(coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data,
+                                        top_k=params.top_k, min_score=params.min_score)
+        out.append(to_csr(rows, cols, vals, result.shape[0]))
+    return out
 
 
 def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), scheduler: str | None = None,
                  overwrite: bool = False, progress: bool = True) -> BuildSummary:
-    """Build one entailment graph per type pair from a triples dataset and write them to `out`."""
+    """Build one entailment graph per type pair from a triples dataset and write them to `out`.
+
+    A graph's measures are written as soon as it is scored and its counts freed; only the global
+    step's base measure (pruned to top_k) stays in memory for all graphs, so memory follows the
+    largest graph's kept edges and one block of candidates, not the whole graph set."""
     counts, n_triples = count_triples(triples, scheduler, progress, params.splits)
     if n_triples == 0:
         raise ArtefactError(f"{triples}: no triples to count" + (f" in splits {list(params.splits)}" if params.splits else ""))
@@ -181,18 +204,29 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
         raise ArtefactError(f"{triples}: no predicate survives the cutoffs "
                             f"({params.min_predicates_per_pair}, {params.min_pairs_per_predicate}); lower them")
     versions = {m: MEASURE_VERSIONS[m] for m in params.measures}
-    manifests = []
+    with_global = "global" in params.measures
     with StagingDir(out, overwrite) as tmp:
-        total_rows = sum(len(g.nodes) for g in graphs)
-        with tqdm(total=total_rows, desc="scoring graphs", unit="node", disable=not progress) as bar:
-            scored = [score_graph(gc, params, bar) for gc in graphs]
-        if "global" in params.measures:
-            log.info("global step over %d graphs (%d iterations)", len(graphs), params.global_step.iterations)
-            add_global(graphs, scored, params)
-        for i, gc in enumerate(graphs):
-            manifests.append(write_graph(tmp / gc.name, gc.name, gc.nodes, gc.node_counts, scored[i],
-                                         versions, params.recorded(), gc.stats, source))
-            scored[i] = {}
+        done: list[ScoredGraph] = []
+        bases: list[sp.csr_matrix] = []
+        with tqdm(total=sum(len(g.nodes) for g in graphs), desc="scoring graphs", unit="node",
+                  disable=not progress) as bar:
+            graphs.reverse()
+            while graphs:
+                gc = graphs.pop()  # dropped once scored: its counts are not needed again
+                scored = score_graph(gc, params, bar)
+                if with_global:
+                    bases.append(scored[params.global_step.base])
+                folder = tmp / check_graph_name(gc.name)
+                done.append(ScoredGraph(gc.name, gc.nodes, gc.node_counts, gc.stats,
+                                        {m: write_measure(folder, m, x, versions[m]) for m, x in scored.items()}))
+                del gc, scored
+        if with_global:
+            log.info("global step over %d graphs (%d iterations)", len(done), params.global_step.iterations)
+            for g, result in zip(done, global_scores(done, bases, params)):
+                g.measures["global"] = write_measure(tmp / g.name, "global", result, versions["global"])
+            bases.clear()
+        manifests = [write_graph(tmp / g.name, g.name, g.nodes, g.node_counts, {}, versions, params.recorded(),
+                                 g.stats, source, written=g.measures) for g in done]
         manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples")
     summary = BuildSummary(out=out, triples=n_triples, graphs=len(manifests), nodes=manifest["totals"]["nodes"],
                            edges=manifest["totals"]["edges"],

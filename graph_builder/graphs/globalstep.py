@@ -37,7 +37,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from graph_builder.errors import InputError
-from graph_builder.graphs.measures import select_edges
+from graph_builder.graphs.measures import TopKEdges
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -237,20 +237,17 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         pi_keys, pi_vals = _keys(pi)
         sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
         sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
-        rows, cols, values = [], [], []
-        # Keys a chunk at a time, so the instances in flight stay under max_instances.
+        # Keys a chunk at a time, so the instances in flight stay under max_instances; the new scores
+        # are pruned to top_k as they come, so a round never holds more than about n x top_k of them.
+        kept = TopKEdges(top_k, min_pending=params.max_instances)
         for lo, hi in inst.key_chunks(all_keys, params.max_instances):
             ci, cj, vals = _update(inst, all_keys[lo:hi], n, g, w0_keys, w0_vals, w_keys, w_vals, pull_keys,
                                    pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
             keep = (vals > 0) & (partner[ci] != cj)
-            rows.append(ci[keep])
-            cols.append(cj[keep])
-            values.append(vals[keep])
-        r_all, c_all, v_all = (np.concatenate(x) if x else np.zeros(0) for x in (rows, cols, values))
-        if top_k is not None:
-            order = np.lexsort((c_all, r_all))
-            r_all, c_all, v_all = select_edges(r_all[order].astype(np.int64), c_all[order].astype(np.int64),
-                                               v_all[order], top_k=top_k)
+            kept.add(ci[keep], cj[keep], vals[keep])
+        del all_keys, pull, pull_keys, pull_vals, pi_keys, pi_vals
+        r_all, c_all, v_all = kept.result()
+        del kept
         w = sp.csr_matrix((v_all, (r_all, c_all)), shape=(n, n))
         w.sort_indices()
 

@@ -110,8 +110,10 @@ def _write_edge_sets(edges: EdgeSets, out: Path, version: str, kind: str, source
                 degree += np.bincount(rows[off], minlength=len(nodes)) + np.bincount(cols[off], minlength=len(nodes))
             if not matrices:
                 continue
+            # Imported scores keep the file's decimals (float64): float32 would change them in the 8th digit.
             manifests.append(write_graph(tmp / name, name, nodes, degree, matrices,
-                                         {m: version for m in matrices}, {}, {"node_counts": "edges"}, source))
+                                         {m: version for m in matrices}, {}, {"node_counts": "edges"}, source,
+                                         score_dtype=np.float64))
         manifest = write_graphset(tmp, manifests, kind, source, {}, "edges")
     return manifest
 

@@ -255,20 +255,75 @@ def _with_self_edges(rows: IntArray, cols: IntArray, vals: FloatArray, start: in
 
 def select_edges(rows: IntArray, cols: IntArray, vals: FloatArray, top_k: int | None = None,
                  min_score: float = 0.0) -> tuple[IntArray, IntArray, FloatArray]:
-    """Keep edges scoring >= min_score and at most top_k per row by (-score, id); self-edges stay."""
+    """Keep edges scoring >= min_score and at most top_k per row by (-score, id); self-edges stay.
+
+    Edges keep their input order. Only rows with more than top_k candidates are ranked, each by a
+    partition around its top_k-th score, so pruning costs about as much as reading the edges."""
     diag = rows == cols
     keep = diag | (vals >= min_score)
     if top_k is not None:
         cand = np.flatnonzero(keep & ~diag)
-        order = cand[np.lexsort((cols[cand], -vals[cand], rows[cand]))]
-        r = rows[order]
-        first = np.r_[0, np.flatnonzero(np.diff(r)) + 1] if r.size else np.zeros(0, dtype=np.int64)
-        starts = np.repeat(first, np.diff(np.r_[first, r.size]))
-        rank = np.arange(r.size) - starts
+        r = rows[cand]
+        if r.size > 1 and bool(np.any(r[1:] < r[:-1])):
+            cand = cand[np.argsort(r, kind="stable")]
+            r = rows[cand]
+        bounds = np.r_[0, np.flatnonzero(r[1:] != r[:-1]) + 1, r.size] if r.size else np.zeros(1, np.int64)
         keep = diag.copy()
-        keep[order[rank < top_k]] = True
+        keep[cand] = True
+        for g in np.flatnonzero(np.diff(bounds) > top_k).tolist():
+            group = cand[bounds[g]:bounds[g + 1]]
+            v = vals[group]
+            kth = np.partition(v, v.size - top_k)[v.size - top_k]  # the row's top_k-th score
+            above = v > kth
+            keep[group] = above
+            # Ties at the top_k-th score: the lowest ids fill the places left.
+            tied = group[v == kth]
+            keep[tied[np.argsort(cols[tied], kind="stable")[:top_k - int(above.sum())]]] = True
     idx = np.flatnonzero(keep)
     return rows[idx], cols[idx], vals[idx]
+
+
+class TopKEdges:
+    """Edges arriving part by part, kept to top_k per row by (-score, id) (all when top_k is None).
+
+    Pending parts are pruned together with what is kept whenever they outgrow it, so memory stays
+    near (rows x top_k + one part) edges however many candidates arrive, and the result equals one
+    select_edges over all parts (edges must not repeat across parts)."""
+
+    def __init__(self, top_k: int | None, min_score: float = 0.0, min_pending: int = 1_000_000) -> None:
+        self.top_k = top_k
+        self.min_score = min_score
+        self.min_pending = min_pending
+        self._parts: list[tuple[IntArray, IntArray, FloatArray]] = []
+        self._kept = 0
+        self._pending = 0
+
+    def add(self, rows: IntArray, cols: IntArray, vals: FloatArray) -> None:
+        """Add a part of edges."""
+        if self.top_k is None:
+            self._parts.append(select_edges(rows, cols, vals, min_score=self.min_score))
+            return
+        self._parts.append((rows, cols, vals))
+        self._pending += int(rows.size)
+        if self._pending > max(self._kept, self.min_pending):
+            self._compact()
+
+    def _compact(self) -> None:
+        merged = select_edges(*(np.concatenate(x) for x in zip(*self._parts)), top_k=self.top_k,
+                              min_score=self.min_score)
+        self._parts = [merged]
+        self._kept, self._pending = int(merged[0].size), 0
+
+    def result(self) -> tuple[IntArray, IntArray, FloatArray]:
+        """Return the kept edges (rows, cols, scores)."""
+        if not self._parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        if self._pending:
+            self._compact()
+        elif len(self._parts) > 1:
+            rows, cols, vals = (np.concatenate(x) for x in zip(*self._parts))
+            self._parts = [(rows, cols, vals)]
+        return self._parts[0]
 
 
 def to_csr(rows: IntArray, cols: IntArray, vals: FloatArray, n: int) -> sp.csr_matrix:

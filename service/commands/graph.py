@@ -9,7 +9,7 @@ import orjson
 import typer
 
 from graph_builder.errors import InputError
-from graph_builder.graphs.build import BuildParams, build_graphs
+from graph_builder.graphs.build import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, BuildParams, build_graphs
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
 
@@ -23,8 +23,10 @@ def build(
     out: Annotated[Path, typer.Option("--out", help="Output folder of the graph set.")],
     min_predicates_per_pair: Annotated[int, typer.Option(help="Cutoff 1: argument pairs need this many distinct predicates.")] = 3,
     min_pairs_per_predicate: Annotated[int, typer.Option(help="Cutoff 2: predicates need this many surviving argument pairs.")] = 3,
-    top_k: Annotated[int | None, typer.Option(help="Keep at most this many neighbours per node.")] = None,
-    min_score: Annotated[float, typer.Option(help="Drop edges scoring below this.")] = 0.0,
+    top_k: Annotated[int, typer.Option(min=0, help="Keep at most this many neighbours per node, best first by "
+                                                   "(-score, id), in every measure; 0 keeps all (no pruning).")] = DEFAULT_TOP_K,
+    min_score: Annotated[float, typer.Option(min=0.0, help="Drop edges scoring below this in every measure; "
+                                                           "0 keeps all. --top-k 0 --min-score 0 builds the unpruned graphs.")] = DEFAULT_MIN_SCORE,
     min_shared_features: Annotated[int, typer.Option(help="Clean measures and global: an edge needs this many "
                                                           "shared argument pairs that count.")] = 1,
     measures: Annotated[str, typer.Option(help="Comma-separated measures (global needs binc_clean).")] = "binc,weeds,lin,cos,binc_clean,global",
@@ -40,7 +42,7 @@ def build(
     """Build one entailment graph per type pair from a triples dataset."""
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
     params = BuildParams(min_predicates_per_pair=min_predicates_per_pair,
-                         min_pairs_per_predicate=min_pairs_per_predicate, top_k=top_k, min_score=min_score,
+                         min_pairs_per_predicate=min_pairs_per_predicate, top_k=top_k or None, min_score=min_score,
                          min_shared_features=min_shared_features,
                          measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits,
                          global_step=GlobalParams(lambda1=global_lambda1, lambda2=global_lambda2,

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from graph_builder.errors import ArtefactError, NotFoundError
 from graph_builder.graphs.artefacts import load_graph
-from graph_builder.graphs.build import BuildParams, build_graphs, count_triples
+from graph_builder.graphs.build import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, BuildParams, build_graphs, count_triples
 from graph_builder.graphs.counts import CountParams, count_matrices
 from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.graphs.measures import measure_matrix
@@ -41,10 +41,12 @@ def test_artefacts_hold_exactly_the_measures_of_the_counts(built: tuple[Path, Pa
         assert list(graph.counts) == list(gc.node_counts)
         for measure in ("binc", "weeds", "lin", "cos"):
             assert isinstance(graph.matrices[measure][0], np.memmap)
-            diff = graph.csr(measure) - measure_matrix(gc.matrix, measure)
-            assert abs(diff).max() == 0 if diff.nnz else True
+            assert graph.matrices[measure][0].dtype == np.float32 and graph.matrices[measure][1].dtype == np.int32
+            expected = measure_matrix(gc.matrix, measure, top_k=DEFAULT_TOP_K, min_score=DEFAULT_MIN_SCORE)
+            assert (graph.csr(measure) != expected.astype(np.float32)).nnz == 0
     m = gs.graphs["location#person"].manifest
-    assert m["measures"]["binc"]["version"] == "binc.v1"
+    assert m["measures"]["binc"]["version"] == "binc.v1" and m["measures"]["binc"]["dtype"] == "float32"
+    assert m["parameters"]["top_k"] == DEFAULT_TOP_K == 100 and m["parameters"]["min_score"] == DEFAULT_MIN_SCORE == 0.01
     assert m["parameters"]["min_predicates_per_pair"] == 3 and m["parameters"]["min_pairs_per_predicate"] == 3
     assert m["source"]["triples_checksum"] == dataset_checksum(triples)
     assert m["source"]["triples_rows"] == 4000
