@@ -106,10 +106,11 @@ def _block_diag(mats: Sequence[sp.csr_matrix]) -> sp.csr_matrix:
 
 
 def _keys(m: sp.csr_matrix) -> tuple[IntArray, FloatArray]:
-    coo = m.tocoo()
-    keys = coo.row.astype(np.int64) * m.shape[1] + coo.col.astype(np.int64)
-    order = np.argsort(keys)
-    return keys[order], coo.data[order].astype(np.float64)
+    """Sorted keys row * n_cols + col of a CSR matrix's entries, and their values (no COO copy, no sort)."""
+    m = sp.csr_matrix(m)
+    m.sum_duplicates()  # sorts the columns of each row too
+    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64) * m.shape[1], np.diff(m.indptr))
+    return rows + m.indices, m.data.astype(np.float64, copy=False)
 
 
 def _lookup(keys: IntArray, vals: FloatArray, wanted: IntArray) -> FloatArray:
@@ -193,9 +194,24 @@ def _row_dots(a: sp.csr_matrix, rows: IntArray, cols: IntArray, chunk: int = 655
     return out
 
 
-def _blocked_product(a: sp.csr_matrix, b: sp.csr_matrix, block_rows: int) -> sp.csr_matrix:
-    parts = [a[s:min(s + block_rows, a.shape[0])] @ b for s in range(0, a.shape[0], block_rows)]
-    return sp.csr_matrix(sp.vstack(parts, format="csr")) if parts else sp.csr_matrix(a.shape)
+def _pull_keys(pi: sp.csr_matrix, w: sp.csr_matrix, block_rows: int) -> tuple[IntArray, FloatArray]:
+    """Sorted keys and values of Pi W + W Pi off the diagonal, a block of rows at a time (no full matrix)."""
+    n = w.shape[0]
+    keys, vals = [], []
+    for s in range(0, n, block_rows):
+        e = min(s + block_rows, n)
+        k, v = _keys(pi[s:e] @ w + w[s:e] @ pi)
+        off = (k // n + s != k % n) & (v != 0)
+        keys.append(k[off] + np.int64(s) * n)
+        vals.append(v[off])
+    return (np.concatenate(keys), np.concatenate(vals)) if keys else (np.zeros(0, np.int64), np.zeros(0))
+
+
+def _untyped_keys(inst: _Instances, n: int, *typed: IntArray, chunk: int = 1 << 22) -> IntArray:
+    """Sorted distinct untyped edge keys of typed edge keys i * n + j, a chunk at a time."""
+    parts = [_sorted_unique(inst.edge_key(k[s:s + chunk] // n, k[s:s + chunk] % n))
+             for k in typed for s in range(0, k.size, chunk)]
+    return _sorted_unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
 
 def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParams(),
@@ -224,16 +240,9 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         pi = sp.csr_matrix(big.multiply(big.T))
         pi.eliminate_zeros()
         pi_row = np.asarray(pi.sum(axis=1)).ravel()
-        pull = _blocked_product(pi, w, params.block_rows) + _blocked_product(w, pi, params.block_rows)
-        pull = sp.csr_matrix(pull)
-        pull.setdiag(0)
-        pull.eliminate_zeros()
-        pull_keys, pull_vals = _keys(pull)
-
+        pull_keys, pull_vals = _pull_keys(pi, w, params.block_rows)
         # Candidates: every instance, in any graph, of an untyped edge with a local score, a score or a pull.
-        edge_keys = [inst.edge_key(k // n, k % n) for k in (w0_keys, w_keys, pull_keys)]
-        all_keys = _sorted_unique(np.concatenate(edge_keys))
-        del edge_keys
+        all_keys = _untyped_keys(inst, n, w0_keys, w_keys, pull_keys)
         pi_keys, pi_vals = _keys(pi)
         sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
         sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
@@ -245,7 +254,7 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
                                    pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
             keep = (vals > 0) & (partner[ci] != cj)
             kept.add(ci[keep], cj[keep], vals[keep])
-        del all_keys, pull, pull_keys, pull_vals, pi_keys, pi_vals
+        del all_keys, pull_keys, pull_vals, pi_keys, pi_vals
         r_all, c_all, v_all = kept.result()
         del kept
         w = sp.csr_matrix((v_all, (r_all, c_all)), shape=(n, n))
