@@ -106,7 +106,7 @@ def _block_diag(mats: Sequence[sp.csr_matrix]) -> sp.csr_matrix:
 
 
 def _keys(m: sp.csr_matrix) -> tuple[IntArray, FloatArray]:
-    """Sorted keys row * n_cols + col of a CSR matrix's entries, and their values (no COO copy, no sort)."""
+    """Sorted keys row * n_cols + col of a CSR matrix's entries, and their values (no COO copy, no argsort)."""
     m = sp.csr_matrix(m)
     m.sum_duplicates()  # sorts the columns of each row too
     rows = np.repeat(np.arange(m.shape[0], dtype=np.int64) * m.shape[1], np.diff(m.indptr))

@@ -47,7 +47,7 @@ def test_symmetric_measures_score_zero_auc_norm_on_dev_dir(tmp_path: Path) -> No
             a, b = rng.choice(5, size=2, replace=False)
             specs.append((f"{t1}{a}", t1, pred, f"{t2}{b}", t2))
     write_triples(tmp_path / "t", specs)
-    # Unpruned: keeping each row's top k makes a symmetric measure's kept edges one-directional.
+    # Unpruned: a node's top 100 may keep p -> q and drop q -> p, so pruned symmetric measures are not symmetric.
     build_graphs(tmp_path / "t", tmp_path / "g", BuildParams(min_predicates_per_pair=1, min_pairs_per_predicate=1,
                                                              top_k=None, min_score=0.0), progress=False)
     gs = GraphSet.load(tmp_path / "g")
