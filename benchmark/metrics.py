@@ -205,19 +205,13 @@ def _weighted_metrics(y_sorted: npt.NDArray[np.int64], ends: npt.NDArray[np.intp
     return np.where(defined, auc, np.nan), np.where(defined, ap, np.nan)
 
 
-def bootstrap_metrics(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None,
-                      groups: Sequence[Hashable] | npt.NDArray[np.generic] | None = None,
-                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                      level: float = CI_LEVEL, unit_name: str = "bundle") -> BootstrapResult:
-    """Return percentile-bootstrap intervals of AUC_norm and AP_norm, resampling whole groups (bundles)."""
-    if not 0.0 < level < 1.0:
-        raise InputError(f"the confidence level must lie in (0, 1), got {level}")
-    y, s = _prepare(labels, scores, has_evidence)
-    unit = unit_index(groups, y.size)
-    units = int(unit.max()) + 1
-    draws = bootstrap_draws(units, resamples, seed)
+def _resampled_metrics(y: npt.NDArray[np.int64], s: npt.NDArray[np.float64], unit: npt.NDArray[np.intp],
+                       draws: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """AUC_norm and AP_norm of every resample (one row of `draws` each); NaN where a resample is undefined."""
+    units = draws.shape[1]
     order, ends = _tie_groups(s)
     y_sorted, unit_sorted = y[order], unit[order]
+    resamples = draws.shape[0]
     auc_values = np.empty(resamples)
     ap_values = np.empty(resamples)
     step = max(1, _CHUNK_CELLS // max(y.size, units))
@@ -228,18 +222,126 @@ def bootstrap_metrics(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayL
         counts = np.bincount((chunk + rows * units).ravel(), minlength=chunk.shape[0] * units)
         weights = counts.reshape(chunk.shape[0], units)[:, unit_sorted]
         auc_values[start:start + step], ap_values[start:start + step] = _weighted_metrics(y_sorted, ends, weights)
-    undefined = int(np.isnan(auc_values).sum())
-    tails = (100 * (1 - level) / 2, 100 * (1 + level) / 2)
+    return auc_values, ap_values
 
-    def interval(values: npt.NDArray[np.float64]) -> tuple[float, float]:
-        if undefined == resamples:
-            return (float("nan"), float("nan"))
-        low, high = np.nanpercentile(values, tails)
-        return (float(low), float(high))
 
-    return BootstrapResult(auc_norm=interval(auc_values), ap_norm=interval(ap_values), resamples=resamples,
-                           seed=seed, units=units, undefined=undefined,
+def _percentile_interval(values: npt.NDArray[np.float64], level: float) -> tuple[float, float]:
+    """The percentile interval of the defined (non-NaN) values; (nan, nan) when none is defined."""
+    if np.isnan(values).all():
+        return (float("nan"), float("nan"))
+    low, high = np.nanpercentile(values, (100 * (1 - level) / 2, 100 * (1 + level) / 2))
+    return (float(low), float(high))
+
+
+def bootstrap_metrics(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None,
+                      groups: Sequence[Hashable] | npt.NDArray[np.generic] | None = None,
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                      level: float = CI_LEVEL, unit_name: str = "bundle") -> BootstrapResult:
+    """Return percentile-bootstrap intervals of AUC_norm and AP_norm, resampling whole groups (bundles)."""
+    if not 0.0 < level < 1.0:
+        raise InputError(f"the confidence level must lie in (0, 1), got {level}")
+    y, s = _prepare(labels, scores, has_evidence)
+    unit = unit_index(groups, y.size)
+    draws = bootstrap_draws(int(unit.max()) + 1, resamples, seed)
+    auc_values, ap_values = _resampled_metrics(y, s, unit, draws)
+    return BootstrapResult(auc_norm=_percentile_interval(auc_values, level),
+                           ap_norm=_percentile_interval(ap_values, level), resamples=resamples,
+                           seed=seed, units=draws.shape[1], undefined=int(np.isnan(auc_values).sum()),
                            unit=unit_name if groups is not None else "entry", level=level)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Scorer A minus scorer B on the same entries: the differences and their paired bootstrap intervals."""
+
+    auc_norm: float
+    auc_norm_ci: tuple[float, float]
+    ap_norm: float
+    ap_norm_ci: tuple[float, float]
+    ap_norm_a_wins: float  # share of the defined resamples in which A's AP_norm is above B's
+    bootstrap: BootstrapResult
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the difference as recorded in reports."""
+        return {"auc_norm": self.auc_norm, "auc_norm_ci": list(self.auc_norm_ci), "ap_norm": self.ap_norm,
+                "ap_norm_ci": list(self.ap_norm_ci), "ap_norm_a_wins": self.ap_norm_a_wins,
+                "bootstrap": self.bootstrap.describe()}
+
+
+def paired_difference(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike,
+                      has_evidence: ArrayLike | None = None,
+                      groups: Sequence[Hashable] | npt.NDArray[np.generic] | None = None,
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                      level: float = CI_LEVEL, unit_name: str = "bundle") -> PairedDifference:
+    """Return A - B in AUC_norm and AP_norm with paired percentile-bootstrap intervals.
+
+    Both scorers are measured on the same resamples (the same bundles drawn), so the interval is that of
+    the difference itself: two scorers whose separate intervals overlap can still differ reliably, and
+    A is ahead of B on this benchmark when the AP_norm interval lies above 0.
+    """
+    if not 0.0 < level < 1.0:
+        raise InputError(f"the confidence level must lie in (0, 1), got {level}")
+    y, a = _prepare(labels, scores_a, has_evidence)
+    _, b = _prepare(labels, scores_b, has_evidence)
+    unit = unit_index(groups, y.size)
+    draws = bootstrap_draws(int(unit.max()) + 1, resamples, seed)
+    auc_a, ap_a = _resampled_metrics(y, a, unit, draws)
+    auc_b, ap_b = _resampled_metrics(y, b, unit, draws)
+    curve_a, curve_b = pr_curve(y, a), pr_curve(y, b)
+    ap_diff = ap_a - ap_b
+    defined = ~np.isnan(ap_diff)
+    boot = BootstrapResult(auc_norm=_percentile_interval(auc_a - auc_b, level),
+                           ap_norm=_percentile_interval(ap_diff, level), resamples=resamples, seed=seed,
+                           units=draws.shape[1], undefined=int((~defined).sum()),
+                           unit=unit_name if groups is not None else "entry", level=level)
+    return PairedDifference(
+        auc_norm=auc_norm_of_curve(curve_a) - auc_norm_of_curve(curve_b), auc_norm_ci=boot.auc_norm,
+        ap_norm=ap_norm_of_curve(curve_a) - ap_norm_of_curve(curve_b), ap_norm_ci=boot.ap_norm,
+        ap_norm_a_wins=float((ap_diff[defined] > 0).mean()) if defined.any() else float("nan"), bootstrap=boot)
+
+
+@dataclass(frozen=True)
+class BundleContrast:
+    """Each (positive, negative) pair of one bundle, by what a scorer gave the two.
+
+    Only pairs where both sides score above 0 can tell how a scorer ranks (this is where a directional
+    measure can differ from a symmetric one); the rest are decided by which side meets any evidence at all.
+    """
+
+    pairs: int
+    neither: int  # both score 0
+    positive_only: int  # only the positive scores above 0
+    negative_only: int  # only the negative scores above 0
+    both_positive_higher: int
+    both_negative_higher: int
+    both_tied: int
+
+    def as_dict(self) -> dict[str, int]:
+        """Return the counts as recorded in reports."""
+        return {"pairs": self.pairs, "neither": self.neither, "positive_only": self.positive_only,
+                "negative_only": self.negative_only, "both_positive_higher": self.both_positive_higher,
+                "both_negative_higher": self.both_negative_higher, "both_tied": self.both_tied}
+
+
+def bundle_contrast(labels: ArrayLike, scores: ArrayLike, groups: Sequence[Hashable] | npt.NDArray[np.generic],
+                    has_evidence: ArrayLike | None = None) -> BundleContrast:
+    """Count every (positive, negative) pair inside a bundle by the scores the two received."""
+    y, s = _prepare(labels, scores, has_evidence)
+    unit = unit_index(groups, y.size)
+    order = np.argsort(unit, kind="mergesort")
+    bounds = np.r_[0, np.flatnonzero(np.diff(unit[order])) + 1, y.size]
+    counts = np.zeros(6, dtype=np.int64)  # neither, positive_only, negative_only, pos higher, neg higher, tied
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        members = order[start:end]
+        pos = s[members[y[members] == 1]][:, None]
+        neg = s[members[y[members] == 0]][None, :]
+        if pos.size == 0 or neg.size == 0:
+            continue
+        both = (pos > 0) & (neg > 0)
+        counts += [int(((pos == 0) & (neg == 0)).sum()), int(((pos > 0) & (neg == 0)).sum()),
+                   int(((pos == 0) & (neg > 0)).sum()), int((both & (pos > neg)).sum()),
+                   int((both & (pos < neg)).sum()), int((both & (pos == neg)).sum())]
+    return BundleContrast(int(counts.sum()), *(int(c) for c in counts))
 
 
 def evaluate_scores(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None,

@@ -79,6 +79,13 @@ stage benchmark egqa benchmark build "$OUT/triples" --out "$OUT/benchmark" \
 stage audit egqa benchmark audit "$OUT/benchmark"
 # 6. Every scorer over HTTP on dev and test.
 stage evaluate serve_and_evaluate sqlite "sqlite:///$OUT/evidence.db"
+# Every scorer against BInc on the same bundles: paired differences with intervals, and the bundle contrast.
+compare_all() {
+  for split in dev test; do
+    egqa compare "$OUT/eval-sqlite-$split" --baseline binc --json "$OUT/compare-$split.json" | tee "$OUT/compare-$split.txt"
+  done
+}
+stage compare compare_all
 # 7. The same graphs on LevyHolt dev and dev_dir.
 stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long --lm
 # 8. Optionally the same store and evaluation through a real Elasticsearch.

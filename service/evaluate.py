@@ -4,7 +4,9 @@ Scores are appended to `scores.partial.jsonl` as batches come back, so an interr
 it stopped; at the end `scores.jsonl` (one line per entry: id, bundle_id, label, one score per scorer,
 evidence flag), `report.json` (per scorer: auc_norm, ap_norm and their 95% bundle-bootstrap intervals
 auc_norm_ci/ap_norm_ci, auc_50, xi, coverage, n, positives, bootstrap settings, failed) and
-`pr_curves.png` are written.
+`pr_curves.png` are written. `compare_scores` reads a finished run's `scores.jsonl` back and sets every scorer
+against one baseline on the same entries: the paired bootstrap difference of both metrics and, per bundle, how
+each scorer ranks a positive against its negatives.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ import orjson
 from benchmark.metrics import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    bundle_contrast,
     evaluate_scores,
+    paired_difference,
     percent,
     plot_pr_curves,
     pr_curve,
@@ -229,4 +233,92 @@ def format_table(report: dict[str, dict[str, Any]]) -> str:
     if boot:
         lines.append(f"(percent; AP_norm: 0 = chance, as a constant scorer; intervals: {boot['resamples']} "
                      f"bootstrap resamples of {boot['units']} {boot['unit']}s, seed {boot['seed']})")
+    return "\n".join(lines)
+
+
+def read_scores(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Read an evaluation's `scores.jsonl` (or the folder holding it): its rows and the scorers it holds."""
+    file = path / "scores.jsonl" if path.is_dir() else path
+    if not file.is_file():
+        raise InputError(f"no scores at {file}: run `egqa evaluate ... --out {file.parent}` first")
+    rows = []
+    for number, line in enumerate(file.read_bytes().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            raise InputError(f"{file}:{number} is not JSON; is this an `egqa evaluate` scores.jsonl?") from None
+        if not isinstance(row, dict) or "label" not in row or "bundle_id" not in row:
+            raise InputError(f"{file}:{number} lacks label/bundle_id; is this an `egqa evaluate` scores.jsonl?")
+        rows.append(row)
+    if not rows:
+        raise InputError(f"{file} holds no scores")
+    fixed = {"id", "bundle_id", "label", "has_evidence"}
+    scorers = [k for k in rows[0] if k not in fixed]
+    for number, row in enumerate(rows, 1):
+        missing = [s for s in scorers if not isinstance(row.get(s), int | float)]
+        if missing:
+            raise InputError(f"{file}: row {number} has no numeric score for {', '.join(missing)}")
+    return rows, scorers
+
+
+def compare_scores(path: Path, baseline: str, scorers: Sequence[str] | None = None,
+                   resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+    """Set every scorer of a finished evaluation against `baseline`, on the same entries and resamples.
+
+    Per scorer: its metrics, the paired difference (scorer - baseline) of AUC_norm and AP_norm with 95%
+    intervals from one bundle bootstrap shared by both, and the bundle contrast (its positive/negative pairs
+    by which side scores above 0, and where both do, which is higher).
+    """
+    rows, offered = read_scores(path)
+    wanted = list(scorers) if scorers else offered
+    unknown = [s for s in [baseline, *wanted] if s not in offered]
+    if unknown:
+        raise InputError(f"no scores for {', '.join(map(repr, unknown))}; the run holds: {', '.join(offered)}")
+    if resamples < 1:
+        raise InputError("the paired comparison needs at least 1 bootstrap resample")
+    labels = [int(r["label"]) for r in rows]
+    groups = [str(r["bundle_id"]) for r in rows]
+    base = [float(r[baseline]) for r in rows]
+    evidence = [bool(r.get("has_evidence", True)) for r in rows]
+    result: dict[str, Any] = {"baseline": baseline, "entries": len(rows), "scorers": {}}
+    for scorer in dict.fromkeys([baseline, *wanted]):
+        scores = [float(r[scorer]) for r in rows]
+        diff = paired_difference(labels, scores, base, evidence, groups, resamples, seed)
+        result["scorers"][scorer] = {
+            "metrics": evaluate_scores(labels, scores, evidence, groups, resamples, seed),
+            "minus_baseline": diff.as_dict(),
+            "contrast": bundle_contrast(labels, scores, groups, evidence).as_dict(),
+        }
+    return result
+
+
+def _signed(value: float, ci: Sequence[float]) -> str:
+    def one(v: float) -> str:
+        text = f"{100 * v:+.1f}"
+        return "+0.0" if text == "-0.0" else text
+    return f"{one(value)} [{one(ci[0])}, {one(ci[1])}]"
+
+
+def format_comparison(comparison: dict[str, Any]) -> str:
+    """Return the comparison as a table: AP_norm, its paired difference to the baseline, and the contrast."""
+    baseline = comparison["baseline"]
+    items = comparison["scorers"]
+    width = max([8, *(len(s) for s in items)])
+    lines = [f"{'scorer':<{width}} {'AP_norm [95% CI]':>20} {f'- {baseline} AP_norm':>22} "
+             f"{f'- {baseline} AUC_norm':>22} {'pos>neg':>8} {'pos<neg':>8} {'tied':>5} {'pos only':>9} "
+             f"{'neg only':>9} {'neither':>8}"]
+    for scorer, item in items.items():
+        d, c = item["minus_baseline"], item["contrast"]
+        lines.append(f"{scorer:<{width}} {with_interval(item['metrics'], 'ap_norm'):>20} "
+                     f"{_signed(d['ap_norm'], d['ap_norm_ci']):>22} {_signed(d['auc_norm'], d['auc_norm_ci']):>22} "
+                     f"{c['both_positive_higher']:>8} {c['both_negative_higher']:>8} {c['both_tied']:>5} "
+                     f"{c['positive_only']:>9} {c['negative_only']:>9} {c['neither']:>8}")
+    boot = items[baseline]["minus_baseline"]["bootstrap"]
+    pairs = items[baseline]["contrast"]["pairs"]
+    lines.append(f"(percent; differences are scorer minus {baseline} on the same {boot['resamples']} resamples of "
+                 f"{boot['units']} bundles, seed {boot['seed']}: an interval above 0 means ahead on this benchmark. "
+                 f"The last six columns split the {pairs} positive/negative pairs inside bundles: where both score "
+                 "above 0, which is higher; else which side alone meets an edge)")
     return "\n".join(lines)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import orjson
 import typer
 from tqdm import tqdm
 
 from benchmark.build import read_jsonl
-from service.evaluate import EvalConfig, evaluate, format_table
+from service.evaluate import EvalConfig, compare_scores, evaluate, format_comparison, format_table
 
 
 def evaluate_cli(
@@ -35,6 +36,27 @@ def evaluate_cli(
                f"scores: {out / 'scores.jsonl'}  report: {out / 'report.json'}  figure: {out / 'pr_curves.png'}")
 
 
+def compare_cli(
+    scores: Annotated[Path, typer.Argument(help="An `egqa evaluate` output folder (or its scores.jsonl).")],
+    baseline: Annotated[str, typer.Option(help="The scorer every other one is set against.")] = "binc",
+    scorer: Annotated[str | None, typer.Option(help="Comma-separated scorers to compare (default: all in the run).")]
+    = None,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of bundles, shared by both scorers.")]
+    = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap draws.")] = 0,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the comparison here as JSON.")] = None,
+) -> None:
+    """Compare scorers of a finished evaluation: paired differences with 95% intervals, bundle by bundle."""
+    wanted = [s.strip() for s in scorer.split(",") if s.strip()] if scorer else None
+    comparison = compare_scores(scores, baseline, wanted, resamples, seed)
+    typer.echo(format_comparison(comparison))
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_bytes(orjson.dumps(comparison, option=orjson.OPT_INDENT_2))
+        typer.echo(f"comparison: {json_out}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the evaluate command to the CLI."""
+    """Add the evaluate and compare commands to the CLI."""
     app.command("evaluate")(evaluate_cli)
+    app.command("compare")(compare_cli)

@@ -14,9 +14,11 @@ from benchmark.metrics import (
     auc_norm,
     bootstrap_draws,
     bootstrap_metrics,
+    bundle_contrast,
     coverage,
     describe_metrics,
     evaluate_scores,
+    paired_difference,
     plot_pr_curves,
     pr_curve,
     unit_index,
@@ -306,3 +308,67 @@ def test_points_after_full_recall_add_nothing_as_in_older_sklearn_curves() -> No
     # By hand: (1/2, 1), (1/2, 1/2), (1, 2/3); xi = 1/3.
     # AP = 1/2 + 1/2 * 2/3 = 5/6 -> AP_norm (5/6 - 1/3) / (2/3) = 3/4.
     assert ap_norm(labels, scores) == pytest.approx(3 / 4)
+
+
+# --- paired differences and the bundle contrast ---
+
+def test_paired_difference_of_a_scorer_with_itself_is_exactly_zero() -> None:
+    labels, scores, evidence, groups = _random_bundles(120, seed=2)
+    diff = paired_difference(labels, scores, scores, evidence, groups, resamples=100)
+    assert (diff.ap_norm, diff.auc_norm) == (0.0, 0.0)
+    assert diff.ap_norm_ci == (0.0, 0.0) and diff.auc_norm_ci == (0.0, 0.0)
+    assert diff.ap_norm_a_wins == 0.0
+
+
+def test_paired_difference_equals_a_naive_loop_with_shared_draws() -> None:
+    # Both scorers are scored on the same concatenated bundles of every resample; the interval is that of
+    # the per-resample difference, not of two separate intervals.
+    labels, scores, evidence, groups = _random_bundles(150, seed=5)
+    other = np.round(np.random.default_rng(8).random(labels.size), 1) * (scores > 0.2)
+    diff = paired_difference(labels, scores, other, evidence, groups, resamples=60, seed=9)
+    assert diff.ap_norm == pytest.approx(ap_norm(labels, scores, evidence) - ap_norm(labels, other, evidence))
+    assert diff.auc_norm == pytest.approx(auc_norm(labels, scores, evidence) - auc_norm(labels, other, evidence))
+    unit = unit_index(groups, labels.size)
+    members = [np.flatnonzero(unit == k) for k in range(diff.bootstrap.units)]
+    values = []
+    for row in bootstrap_draws(diff.bootstrap.units, 60, seed=9):
+        idx = np.concatenate([members[k] for k in row])
+        y, ev = labels[idx], evidence[idx]
+        values.append((auc_norm(y, scores[idx], ev) - auc_norm(y, other[idx], ev),
+                       ap_norm(y, scores[idx], ev) - ap_norm(y, other[idx], ev)))
+    array = np.array(values)
+    low, high = np.percentile(array, [2.5, 97.5], axis=0)
+    assert diff.auc_norm_ci == pytest.approx((low[0], high[0]), abs=1e-12)
+    assert diff.ap_norm_ci == pytest.approx((low[1], high[1]), abs=1e-12)
+    assert diff.ap_norm_a_wins == pytest.approx(float((array[:, 1] > 0).mean()))
+
+
+def test_paired_interval_is_narrower_than_the_separate_ones_for_close_scorers() -> None:
+    # B is A with a little noise: separately both intervals are wide and overlap, the paired one is narrow.
+    labels, scores, _, groups = _random_bundles(400, seed=3)
+    noisy = scores + np.random.default_rng(4).normal(0, 0.02, labels.size) * (scores > 0)
+    diff = paired_difference(labels, scores, noisy, groups=groups, resamples=300)
+    alone = bootstrap_metrics(labels, scores, groups=groups, resamples=300)
+    assert diff.ap_norm_ci[1] - diff.ap_norm_ci[0] < (alone.ap_norm[1] - alone.ap_norm[0]) / 3
+
+
+def test_bundle_contrast_by_hand() -> None:
+    # b1: pos .5 vs negs .2 (both scored, positive higher) and 0 (positive only).
+    # b2: pos 0 vs negs .3 (negative only) and 0 (neither).  b3: pos .4 vs neg .4 (tied).
+    # b4: pos .1 vs neg .7 (negative higher).  b5: a positive alone, no pair.
+    labels = [1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 1]
+    scores = [0.5, 0.2, 0.0, 0.0, 0.3, 0.0, 0.4, 0.4, 0.1, 0.7, 0.9]
+    groups = ["b1"] * 3 + ["b2"] * 3 + ["b3"] * 2 + ["b4"] * 2 + ["b5"]
+    c = bundle_contrast(labels, scores, groups)
+    assert c.as_dict() == {"pairs": 6, "neither": 1, "positive_only": 1, "negative_only": 1,
+                           "both_positive_higher": 1, "both_negative_higher": 1, "both_tied": 1}
+    # Without evidence a score counts as 0: b4's negative then has none, and the pair becomes positive-only.
+    evidence = [True] * 9 + [False, True]
+    assert bundle_contrast(labels, scores, groups, evidence).positive_only == 2
+
+
+def test_paired_difference_refuses_mismatched_scores() -> None:
+    with pytest.raises(InputError, match="equal length"):
+        paired_difference([1, 0, 0], [0.5, 0.1, 0.2], [0.5, 0.1])
+    with pytest.raises(InputError, match="confidence level"):
+        paired_difference([1, 0], [0.5, 0.1], [0.1, 0.5], level=0.0)

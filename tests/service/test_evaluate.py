@@ -14,7 +14,7 @@ import pytest
 from benchmark.metrics import evaluate_scores
 from graph_builder.errors import InputError, StoreError
 from graph_builder.triples import read_triples
-from service.evaluate import PARTIAL, EvalConfig, evaluate, format_table
+from service.evaluate import PARTIAL, EvalConfig, compare_scores, evaluate, format_comparison, format_table
 from service.demo import free_port
 from service.settings import Settings
 
@@ -79,6 +79,44 @@ def test_evaluate_writes_scores_report_and_figure(server: str, entries: list[dic
     assert result.report == report
 
 
+def test_compare_sets_scorers_against_a_baseline_on_a_real_run(server: str, entries: list[dict[str, Any]],
+                                                              tmp_path: Path) -> None:
+    evaluate(entries, server, tmp_path, EvalConfig(("binc", "exact"), batch_size=16, resamples=200))
+    report = orjson.loads((tmp_path / "report.json").read_bytes())
+    comparison = compare_scores(tmp_path, "exact", resamples=200)
+    assert comparison["baseline"] == "exact" and list(comparison["scorers"]) == ["exact", "binc"]
+    for scorer in ("binc", "exact"):  # the same metrics as the run's own report, intervals included
+        for key in ("auc_norm", "ap_norm", "coverage", "auc_norm_ci", "ap_norm_ci"):
+            assert comparison["scorers"][scorer]["metrics"][key] == pytest.approx(report[scorer][key])
+    same = comparison["scorers"]["exact"]["minus_baseline"]
+    assert same["ap_norm"] == 0.0 and same["ap_norm_ci"] == [0.0, 0.0]
+    diff = comparison["scorers"]["binc"]["minus_baseline"]
+    assert diff["ap_norm"] == pytest.approx(report["binc"]["ap_norm"] - report["exact"]["ap_norm"])
+    assert diff["ap_norm_ci"][0] <= diff["ap_norm"] <= diff["ap_norm_ci"][1]
+    # 60 bundles of one positive and one negative; bundle e000 also holds the failed bad-window entry.
+    for scorer in ("binc", "exact"):
+        contrast = comparison["scorers"][scorer]["contrast"]
+        assert contrast["pairs"] == 61
+        assert sum(v for k, v in contrast.items() if k != "pairs") == 61
+    table = format_comparison(comparison).splitlines()
+    assert table[0].split()[:3] == ["scorer", "AP_norm", "[95%"] and table[1].startswith("exact")
+    assert "scorer minus exact on the same 200 resamples of 60 bundles" in table[-1]
+    with pytest.raises(InputError, match="no scores for 'lin'; the run holds: binc, exact"):
+        compare_scores(tmp_path, "lin")
+
+
+def test_compare_refuses_what_is_not_a_scores_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no scores at"):
+        compare_scores(tmp_path, "binc")
+    (tmp_path / "scores.jsonl").write_text('{"id": "a", "label": 1, "bundle_id": "b", "binc": 0.5}\nnot json\n')
+    with pytest.raises(InputError, match="scores.jsonl:2 is not JSON"):
+        compare_scores(tmp_path, "binc")
+    (tmp_path / "scores.jsonl").write_text('{"id": "a", "label": 1, "bundle_id": "b", "binc": 0.5}\n'
+                                           '{"id": "c", "label": 0, "bundle_id": "b", "binc": null}\n')
+    with pytest.raises(InputError, match="row 2 has no numeric score for binc"):
+        compare_scores(tmp_path / "scores.jsonl", "binc")
+
+
 def test_evaluate_resumes_without_asking_again(server: str, entries: list[dict[str, Any]], tmp_path: Path) -> None:
     config = EvalConfig(("exact",), batch_size=32)
     evaluate(entries[:40], server, tmp_path, config)
@@ -121,3 +159,25 @@ def test_bad_datasets_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not unique"):
         evaluate([{"id": "a", "label": 1, "subj": "x", "obj": "y", "subj_type": "t", "obj_type": "t",
                    "predicate": "(a.1,a.2)", "window": 1}] * 2, "http://127.0.0.1:9", tmp_path, EvalConfig())
+
+
+def test_cli_compare_prints_the_table_and_writes_json(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    rows = [{"id": f"{b}-{k}", "bundle_id": f"b{b}", "label": int(k == 0), "has_evidence": True,
+             "binc": [0.9, 0.2][k] if b % 3 else 0.0, "lin": [0.6, 0.6][k] if b % 3 else 0.1}
+            for b in range(30) for k in range(2)]
+    (tmp_path / "scores.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    result = CliRunner().invoke(app, ["compare", str(tmp_path), "--baseline", "lin", "--resamples", "50",
+                                      "--json", str(tmp_path / "compare.json")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    # 20 bundles where binc ranks the positive first and lin ties the two; 10 where only lin scores (a tie).
+    assert lines[1].split()[-6:] == ["0", "0", "30", "0", "0", "0"]  # lin: every pair tied
+    assert lines[2].split()[-6:] == ["20", "0", "0", "0", "0", "10"]  # binc
+    saved = orjson.loads((tmp_path / "compare.json").read_bytes())
+    assert saved["scorers"]["binc"]["minus_baseline"]["ap_norm"] > 0
+    bad = CliRunner().invoke(app, ["compare", str(tmp_path), "--baseline", "cos"])
+    assert bad.exit_code != 0 and "no scores for 'cos'" in str(bad.exception)
