@@ -17,7 +17,7 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmark.metrics import DEFAULT_RESAMPLES
-from graph_builder.embeddings import SentenceEncoder, VectorCache, predicate_words
+from graph_builder.embeddings import SentenceEncoder, VectorCache, lm_backoff, predicate_words
 from graph_builder.errors import InputError, ModelMissingError
 from graph_builder.graphs.graphset import GraphSet, Query, Smoothing
 
@@ -174,6 +174,17 @@ def lm_cosine_pairs(encoder: SentenceEncoder, pairs: Sequence[LevyPair]) -> tupl
     return scores, grounded
 
 
+def _once(run: Callable[[], tuple[np.ndarray, np.ndarray]]) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """The run, computed at its first call only (a +lm row reuses its graph row's and the LM's scores)."""
+    done: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def cached() -> tuple[np.ndarray, np.ndarray]:
+        if not done:
+            done.append(run())
+        return done[0]
+    return cached
+
+
 def dataset_dirs(data_dir: Path) -> list[Path]:
     """Return the LevyHolt set folders under data_dir (dev, dev_dir), or data_dir itself if it is one."""
     if any(data_dir.glob("*_rels.txt")):
@@ -194,7 +205,8 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
 
     Every measure of the graph set is scored (or only `measures`), so plain, clean and global
     scores of one build are compared on the same pairs in one run. With an `encoder` the rows also hold
-    `<measure>+smooth` (when the set has predicate embeddings) and the `lm_cosine` baseline."""
+    `<measure>+smooth` (when the set has predicate embeddings), the `lm_cosine` baseline, and `<row>+lm` for every
+    graph row (its score, else the LM cosine scaled below any graph score: the LM orders what the graph leaves at 0)."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
     chosen = [graphset.check_measure(m) for m in measures] if measures else graphset.measures
@@ -224,6 +236,11 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
                     runs.append((f"{measure}+smooth", lambda m=measure: score_pairs(graphset, pairs, m, smoothing)))
             if encoder is not None:
                 runs.append(("lm_cosine", lambda: lm_cosine_pairs(encoder, pairs)))  # type: ignore[arg-type]
+            runs = [(name, _once(run)) for name, run in runs]
+            if encoder is not None:  # <graph run>+lm: the graph's score, else the LM's, scaled below any graph score
+                lm_run = dict(runs)["lm_cosine"]
+                for name, run in [r for r in runs if r[0] != "lm_cosine"]:
+                    runs.append((f"{name}+lm", lambda run=run: (lm_backoff(run()[0], lm_run()[0]), lm_run()[1])))
             shown = {}
             for name, run in runs:
                 scores, grounded = run()

