@@ -363,9 +363,11 @@ class ScoringEngine:
         return np.clip(np.einsum("ij,ij->i", sentences, claims, dtype=np.float64), 0.0, 1.0)
 
     def entailment(self, premise: str, hypothesis: str, types: str) -> dict[str, dict[str, object]]:
-        """Score premise -> hypothesis and hypothesis -> premise under every graph scorer."""
+        """Score premise -> hypothesis and hypothesis -> premise under every graph scorer (but the +lm ones)."""
         out: dict[str, dict[str, object]] = {}
         for name, scorer in self._graph_scorers.items():
+            if scorer.lm_backoff:
+                continue  # +lm reads evidence sentences; between two predicates it is its graph scorer
             smoothing = self._smoothing(scorer)
             fwd = scorer.graphs.score_batch([Query(premise, hypothesis, _types(types))], scorer.measure,
                                             smoothing=smoothing)

@@ -154,6 +154,7 @@ def test_entailment_reports_smoothed_scores(client: TestClient) -> None:
     assert body["scores"]["binc"]["forward_match"] == "none"
     assert body["scores"]["binc+smooth"]["forward_match"] == "smoothed"
     assert body["scores"]["binc+smooth"]["forward"] > 0.5
+    assert not any(name.endswith("+lm") for name in body["scores"])  # no sentences here: +lm adds nothing
 
 
 def test_unavailable_scorers_say_what_to_install(lm_build: dict[str, Any]) -> None:
