@@ -8,6 +8,7 @@ a typed predicate is `predicate#subj_type#obj_type`.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -67,6 +68,27 @@ def write_shard(rows: list[dict[str, object]], path: Path, schema: pa.Schema = T
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
+
+
+DATASET_MANIFEST = "manifest.json"
+# What makes two extractions the same dataset: the same extractor and model over the same corpus, in the same windows.
+IDENTITY_KEYS = ("format", "extractor", "model", "window_days", "corpus_fingerprint", "eval_from")
+
+
+def dataset_identity(path: Path) -> str | None:
+    """A short description of the dataset at `path` from its manifest (None without one): stores record it."""
+    manifest = (path if path.is_dir() else path.parent) / DATASET_MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ArtefactError(f"{manifest}: unreadable dataset manifest: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ArtefactError(f"{manifest}: not a dataset manifest")
+    fingerprint = str(data.get("corpus_fingerprint") or "?")[:12]
+    return (f"{data.get('format')} {data.get('extractor')} {data.get('model')} corpus {fingerprint} "
+            f"window_days {data.get('window_days')} eval_from {data.get('eval_from')}")
 
 
 def shard_files(path: Path) -> list[Path]:

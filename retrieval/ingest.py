@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from graph_builder.errors import ArtefactError
-from graph_builder.triples import ARTICLE_GLOB, TRIPLE_SCHEMA, read_articles, shard_files
+from graph_builder.errors import ArtefactError, InputError
+from graph_builder.triples import ARTICLE_GLOB, TRIPLE_SCHEMA, dataset_identity, read_articles, shard_files
 from retrieval.protocol import EvidenceStore, StoreStats
 
 log = logging.getLogger(__name__)
@@ -52,15 +52,36 @@ def _only(batch: pa.RecordBatch, splits: tuple[str, ...] | None) -> pa.RecordBat
     return batch.filter(pc.is_in(batch.column("split"), value_set=pa.array(splits, pa.string())))
 
 
+def check_dataset(path: Path, store: EvidenceStore, replace: bool = False) -> str | None:
+    """Refuse to add a dataset to a store filled from another one (else triple ids shared by both keep the old
+    rows); with `replace`, empty the store first. Return the dataset's identity (None without a manifest)."""
+    identity = dataset_identity(path)
+    if replace:
+        store.drop()
+    held = store.dataset()
+    if identity is not None and held is not None and held != identity:
+        raise InputError(f"{store.stats().location} holds triples of another dataset ({held}); this one is "
+                         f"{identity}. Index into a new store, or pass --replace to empty this one first")
+    if identity is not None and held is None and store.stats().triples:
+        log.warning("%s holds triples but no record of their dataset (indexed by an older egqa); adding %s to "
+                    "them: if it was re-extracted, re-index with --replace", store.stats().location, path)
+    return identity
+
+
 def index_dataset(path: Path, store: EvidenceStore, *, batch_size: int = DEFAULT_BATCH_SIZE,
                   progress: Callable[[int], object] | None = None,
-                  splits: tuple[str, ...] | None = None) -> IndexSummary:
+                  splits: tuple[str, ...] | None = None, replace: bool = False) -> IndexSummary:
     """Add every triple (and the article table, when present) of the dataset at `path` to `store`.
 
     With `splits`, only triples and articles of those corpus splits are added: an evaluation store holds the
-    evaluation period only, never the articles the graphs were induced from.
+    evaluation period only, never the articles the graphs were induced from. A store remembers the dataset it
+    was filled from: another dataset (a re-extraction, another corpus) is refused unless `replace` empties the
+    store first.
     """
     start = time.perf_counter()
+    identity = check_dataset(path, store, replace)
+    if identity is not None:
+        store.mark_dataset(identity)
     read = added = 0
     for shard in shard_files(path):
         try:

@@ -143,8 +143,20 @@ class EvidenceStore(Protocol):
         """Return the types an argument was seen with, most frequent first (ties by type name)."""
         ...
 
+    def dataset(self) -> str | None:
+        """The identity of the triples dataset this store was filled from (None: empty, or filled before it was kept)."""
+        ...
+
+    def mark_dataset(self, identity: str) -> None:
+        """Record the identity of the dataset being added."""
+        ...
+
     def stats(self) -> StoreStats:
         """Return the store's totals."""
+        ...
+
+    def drop(self) -> None:
+        """Delete every triple, article and the recorded dataset identity."""
         ...
 
     def close(self) -> None:

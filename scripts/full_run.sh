@@ -71,7 +71,7 @@ stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN -
 stage embed egqa graph embed "$OUT/graphs"
 stage berant egqa graph import "$BERANT" --format berant --out "$OUT/berant" --overwrite
 # 4. The evidence store holds the evaluation period only.
-stage index egqa index "$OUT/triples" --store "sqlite:///$OUT/evidence.db" --split TEST
+stage index egqa index "$OUT/triples" --store "sqlite:///$OUT/evidence.db" --split TEST --replace
 # 5. A BoOQA-style benchmark from the evaluation period, thresholds scaled to a 100k-article corpus
 #    (paper: 15 articles, 15 predicates, 30 argument pairs, on a corpus with far more articles per window).
 stage benchmark egqa benchmark build "$OUT/triples" --out "$OUT/benchmark" \
@@ -91,7 +91,7 @@ stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long --lm
 # 8. Optionally the same store and evaluation through a real Elasticsearch.
 if [ "${EGQA_FULL_ES:-0}" = 1 ]; then
   bash scripts/elasticsearch.sh start "$ES_PORT"
-  stage es-index egqa index "$OUT/triples" --store "http://127.0.0.1:$ES_PORT/egqa-full" --split TEST
+  stage es-index egqa index "$OUT/triples" --store "http://127.0.0.1:$ES_PORT/egqa-full" --split TEST --replace
   stage es-evaluate serve_and_evaluate es "http://127.0.0.1:$ES_PORT/egqa-full"
 fi
 

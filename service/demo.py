@@ -166,7 +166,7 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
     store_url = f"sqlite:///{(out / 'evidence.db').resolve()}"
     store = open_store(store_url)
     try:
-        indexed = index_dataset(out / "triples", store, splits=(benchmark_config.eval_split,))
+        indexed = index_dataset(out / "triples", store, splits=(benchmark_config.eval_split,), replace=True)
     finally:
         store.close()
     say(f"   {indexed.triples_read:,} triples read, {indexed.triples_added:,} new")

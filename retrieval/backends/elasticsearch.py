@@ -117,6 +117,7 @@ class ElasticsearchStore:
         self.replicas = replicas
         self.triples_alias = f"{prefix}-triples"
         self.articles_alias = f"{prefix}-articles"
+        self.meta_index = f"{prefix}-meta"
         self._templates_ready = False
         self.window_cache_seconds = window_cache_seconds
         self._window_cache: tuple[float, dict[int, WindowInfo]] = (-1e18, {})
@@ -459,8 +460,29 @@ class ElasticsearchStore:
         self._call("health check", lambda: self.client.cluster.health(
             wait_for_status="yellow", timeout=f"{max(1, int(self.request_timeout))}s"))
 
+    def dataset(self) -> str | None:
+        """The identity of the dataset this store was filled from (a document of `<prefix>-meta`), or None."""
+        try:
+            doc = self.client.get(index=self.meta_index, id="dataset")
+        except EsNotFoundError:
+            return None
+        except (ApiError, elastic_transport.TransportError) as exc:
+            raise StoreError(f"Elasticsearch at {self.hosts} unreachable reading the store's dataset: {exc}") from exc
+        return str(doc["_source"]["identity"])
+
+    def mark_dataset(self, identity: str) -> None:
+        """Record the identity of the dataset being added."""
+        self._call("recording the dataset", lambda: self.client.index(
+            index=self.meta_index, id="dataset", document={"identity": identity}, refresh=True))
+
     def drop(self) -> None:
-        """Delete this prefix's indices and templates (by their concrete names)."""
+        """Delete this prefix's indices, templates and recorded dataset (by their concrete names)."""
+        try:
+            self.client.indices.delete(index=self.meta_index)
+        except EsNotFoundError:
+            pass
+        except (ApiError, elastic_transport.TransportError) as exc:
+            raise StoreError(f"Elasticsearch at {self.hosts} refused drop: {exc}") from exc
         for kind in ("triples", "articles"):
             try:
                 names = sorted(self._call("drop", lambda k=kind: self.client.indices.get(

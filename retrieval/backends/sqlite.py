@@ -420,9 +420,27 @@ class SQLiteStore:
             raise StoreError(f"{self.path}: cannot read stats: {exc}") from exc
         return StoreStats(self.backend, str(self.path), int(triples), int(articles), int(windows), first, last)
 
+    def dataset(self) -> str | None:
+        """The identity of the dataset this store was filled from, or None."""
+        try:
+            with self._borrow() as conn:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the store's dataset: {exc}") from exc
+        return str(row[0]) if row else None
+
+    def mark_dataset(self, identity: str) -> None:
+        """Record the identity of the dataset being added."""
+        try:
+            with self._borrow() as conn, conn:
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('dataset', ?)", (identity,))
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot record the store's dataset: {exc}") from exc
+
     def drop(self) -> None:
-        """Delete every row (the file stays); for tests and rebuilds."""
+        """Delete every row and the recorded dataset (the file stays); for rebuilds (`egqa index --replace`)."""
         with self._borrow() as conn, conn:
             conn.execute("DELETE FROM triples")
             conn.execute("DELETE FROM articles")
             conn.execute("DELETE FROM arg_types")
+            conn.execute("DELETE FROM meta WHERE key = 'dataset'")

@@ -19,12 +19,16 @@ def index(
     batch_size: Annotated[int, typer.Option(help="Triples per write batch.")] = DEFAULT_BATCH_SIZE,
     split: Annotated[str | None, typer.Option(help="Only these corpus splits, comma-separated (e.g. TEST: an "
                                                    "evaluation store without the graph-induction period).")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Empty the store first (after a re-extraction: a "
+                                                            "store filled from another dataset is refused).")]
+    = False,
 ) -> None:
     """Add every triple of a dataset to an evidence store (re-running adds nothing twice)."""
     total = count_triples(triples)
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
     with open_store(store) as target, tqdm(total=total, desc="index", unit="triple", dynamic_ncols=True) as bar:
-        summary = index_dataset(triples, target, batch_size=batch_size, progress=bar.update, splits=splits)
+        summary = index_dataset(triples, target, batch_size=batch_size, progress=bar.update, splits=splits,
+                                replace=replace)
     s = summary.stats
     typer.echo(f"triples read {summary.triples_read:,}  added {summary.triples_added:,}  "
                f"already stored {summary.triples_skipped:,}  articles {summary.articles:,}  "
