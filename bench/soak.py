@@ -26,6 +26,7 @@ import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 
 from graph_builder.triples import read_triples  # noqa: E402
+from retrieval.backends.sqlite import SQLiteStore  # noqa: E402
 from service.demo import open_files, rss_mb, service_process  # noqa: E402
 
 
@@ -102,12 +103,16 @@ def main() -> None:
     args = parser.parse_args()
     env = dict(item.split("=", 1) for item in args.env)
 
+    db = (args.build / "evidence.db").resolve()
     rows = read_triples(args.build / "triples", columns=["subj", "obj", "subj_type", "obj_type", "predicate",
-                                                         "date"]).to_pylist()
+                                                         "date", "window"]).to_pylist()
+    # Only triples of windows the store holds (an evaluation store holds the evaluation period only).
+    with SQLiteStore(db, create=False) as store:
+        held = {w.id for w in store.windows()}
+    rows = [r for r in rows if r["window"] in held]
     bodies = [{"subject": r["subj"], "predicate": r["predicate"], "object": r["obj"], "subject_type": r["subj_type"],
                "object_type": r["obj_type"], "date": r["date"].isoformat(), "top_k": 3}
               for r in random.Random(0).sample(rows, min(5000, len(rows)))]
-    db = (args.build / "evidence.db").resolve()
     log = args.build / "soak-serve.log"
     with service_process(args.build / "graphs", f"sqlite:///{db}", log, env=env) as service:
         print(f"service at {service.url} (pid {service.pid}); {args.rate:g} requests/s for {args.seconds:g} s")
