@@ -16,8 +16,8 @@ class Settings(BaseSettings):
     graphs_dir: Path = Field(Path("out/demo/graphs"), description="Folder of entailment-graph artefacts.")
     extra_graphs: dict[str, Path] = Field({}, description="More graph sets, each an extra scorer "
                                           "named by its key, as JSON, e.g. {\"berant\": \"out/berant\"}.")
-    lm: bool = Field(True, description="Load the sentence-embedding model (the `lm` extra) for the lm_cosine and "
-                                       "+smooth scorers; without the extra these scorers are not offered.")
+    lm: bool = Field(True, description="Load the sentence-embedding model (the `lm` extra) for the lm_cosine, "
+                                       "+smooth and +lm scorers; without the extra these scorers are not offered.")
     smooth_k: int = Field(4, ge=1, le=100, description="Premise smoothing: nearest graph nodes an unseen premise is scored through.")
     smooth_min_cosine: float = Field(0.5, ge=-1.0, le=1.0, description="Premise smoothing: least cosine of a neighbour's predicate words.")
     store_url: str = Field("sqlite:///out/demo/evidence.db", description="Evidence store URL (sqlite:///path or http(s)://host:port).")
