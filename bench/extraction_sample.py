@@ -45,6 +45,19 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     return word.lower() in ABBREVIATIONS or len(word) == 1 or bool(re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", word))
 
 
+def _trimmed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans with surrounding whitespace cut off; spans left empty are dropped."""
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
 def split_sentences(body: str) -> list[tuple[int, int]]:
     """Cut a raw body into trimmed sentence spans (start, end) with a simple punctuation regex."""
     spans, start = [], 0
@@ -54,15 +67,7 @@ def split_sentences(body: str) -> list[tuple[int, int]]:
         spans.append((start, match.end()))
         start = match.end()
     spans.append((start, len(body)))
-    out = []
-    for s, e in spans:
-        while s < e and body[s].isspace():
-            s += 1
-        while e > s and body[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
+    return _trimmed(body, spans)
 
 
 # Reuters-21578, as reuters21578.SAMPLING.md describes it.
@@ -102,15 +107,7 @@ def reuters_sentences(body: str) -> list[tuple[int, int]]:
             spans.append((start, match.end()))
             start = match.end()
         spans.append((start, p_end))
-    out = []
-    for s, e in spans:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
+    return _trimmed(text, spans)
 
 
 def draw_reuters(data: Path, n: int, seed: int) -> tuple[list[dict[str, object]], list[str]]:

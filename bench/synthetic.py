@@ -13,7 +13,6 @@ Same spec and seed, same bytes: every random draw comes from `np.random.default_
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import math
 import shutil
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from scipy import optimize, special
 from tqdm import tqdm
 
 from graph_builder.errors import InputError
+from graph_builder.graphs.artefacts import sha256_file
 from graph_builder.triples import ARTICLE_SCHEMA, TRIPLE_SCHEMA, article_shard_path, shard_path
 from graph_builder.windows import DEFAULT_WINDOW_DAYS as WINDOW_DAYS, EPOCH, window_of
 
@@ -578,15 +578,6 @@ def evidence_summary(values: Iterable[int]) -> dict[str, float]:
             "p90": float(np.percentile(x, 90)), "p99": float(np.percentile(x, 99)), "max": float(x.max())}
 
 
-def file_digest(path: Path) -> str:
-    """SHA-256 of one file."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def cached(spec: CorpusSpec, out: Path) -> dict[str, object] | None:
     """Return the stats of a corpus already generated at `out` with this spec, or None."""
     try:
@@ -652,7 +643,7 @@ def generate_booqa(spec: CorpusSpec, out: Path, progress: bool = True) -> dict[s
         "splits": {s: sum(1 for e in entries if e["split"] == s) for s in ("dev", "test")},
         "evidence_planned": evidence_summary(plan.planned),
         "evidence_actual": evidence_summary(actual),
-        "benchmark_sha256": file_digest(out / BENCHMARK_FILE),
+        "benchmark_sha256": sha256_file(out / BENCHMARK_FILE),
     }
     (out / STATS_FILE).write_bytes(orjson.dumps(stats, option=orjson.OPT_INDENT_2))
     (out / PARAMS_FILE).write_bytes(orjson.dumps(spec.recorded(), option=orjson.OPT_INDENT_2))
