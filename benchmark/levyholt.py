@@ -7,6 +7,7 @@ gives readable `arg1,predicate,arg2`, which we parse with our own extractor.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -174,17 +175,6 @@ def lm_cosine_pairs(encoder: SentenceEncoder, pairs: Sequence[LevyPair]) -> tupl
     return scores, grounded
 
 
-def _once(run: Callable[[], tuple[np.ndarray, np.ndarray]]) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
-    """The run, computed at its first call only (a +lm row reuses its graph row's and the LM's scores)."""
-    done: list[tuple[np.ndarray, np.ndarray]] = []
-
-    def cached() -> tuple[np.ndarray, np.ndarray]:
-        if not done:
-            done.append(run())
-        return done[0]
-    return cached
-
-
 def dataset_dirs(data_dir: Path) -> list[Path]:
     """Return the LevyHolt set folders under data_dir (dev, dev_dir), or data_dir itself if it is one."""
     if any(data_dir.glob("*_rels.txt")):
@@ -236,7 +226,7 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
                     runs.append((f"{measure}+smooth", lambda m=measure: score_pairs(graphset, pairs, m, smoothing)))
             if encoder is not None:
                 runs.append(("lm_cosine", lambda: lm_cosine_pairs(encoder, pairs)))  # type: ignore[arg-type]
-            runs = [(name, _once(run)) for name, run in runs]
+            runs = [(name, functools.cache(run)) for name, run in runs]  # a +lm row reuses two runs' scores
             if encoder is not None:  # <graph run>+lm: the graph's score, else the LM's, scaled below any graph score
                 lm_run = dict(runs)["lm_cosine"]
                 for name, run in [r for r in runs if r[0] != "lm_cosine"]:
