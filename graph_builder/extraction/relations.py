@@ -45,7 +45,28 @@ _FRAMING_PREPOSITIONS = frozenset({"like", "unlike", "as", "besides", "despite",
 # Idioms that pass a relation on through their noun's preposition: "is in talks with Y" -> (be.1,be.in.talk.with.2),
 # "came out in support of Y" -> (come.out.1,come.out.in.support.of.2).
 LINKING_IDIOMS = frozenset({("in", "talk"), ("in", "support"), ("in", "charge"), ("in", "favor"), ("in", "favour"),
-                            ("on", "behalf")})
+                            ("on", "behalf"), ("in", "connection")})
+# Verbs whose from-phrase after the object is the object's source: "bought the unit from Acme".
+SOURCE_VERBS = frozenset({
+    "buy", "acquire", "purchase", "receive", "win", "obtain", "get", "borrow", "take", "remove", "withdraw",
+    "separate", "spin", "import", "raise", "collect", "recall", "differentiate", "distinguish", "exclude", "ban",
+    "bar", "protect", "prevent", "shift", "move", "switch", "transfer", "hear", "learn", "inherit", "recover",
+    "release", "free", "rescue", "save", "steal", "seize", "recruit", "hire", "poach", "lure", "source", "order",
+    "secure", "attract", "accept", "request", "seek", "demand", "expect", "draw", "derive", "earn", "generate",
+    "divest", "lease", "rent", "license", "extract", "drop", "delete", "eliminate", "expel", "block", "keep",
+    "stop", "deter", "discourage", "exempt", "shield", "defend", "restrict", "convert", "change", "translate",
+    "cut", "reduce", "lower", "increase", "boost", "extend", "lift", "upgrade", "downgrade", "pull", "ship",
+    "send", "export", "bring", "fly", "carry", "deliver"})
+# Verbs whose object is the understood subject of their infinitive ("urged Iran to stop", "hired banks to advise").
+# With any other verb an infinitive after the object says what for, and takes the subject ("used the money to build").
+OBJECT_CONTROL_VERBS = frozenset({
+    "urge", "ask", "persuade", "force", "allow", "permit", "require", "encourage", "tell", "order", "invite", "enable",
+    "help", "lead", "cause", "get", "want", "expect", "prompt", "push", "pressure", "press", "compel", "oblige",
+    "advise", "authorize", "authorise", "instruct", "drive", "convince", "forbid", "warn", "appoint", "elect",
+    "choose", "select", "hire", "name", "need", "like", "prefer", "teach", "train", "commission", "recruit", "pay",
+    "send", "mandate", "call", "direct", "empower", "entitle", "challenge", "inspire", "motivate", "tempt", "lobby",
+    "nominate", "retain", "engage", "contract", "leave", "deploy", "assign", "set", "bribe", "beg", "remind",
+    "request", "ban", "prohibit", "free", "spur", "induce"})
 # Quantity words that measure the noun of their of-phrase ("none" is left out: it negates).
 PARTITIVES = frozenset({"part", "some", "all", "most", "many", "much", "rest", "bulk", "majority", "minority", "couple",
                         "pair", "lot", "lots", "dozens", "hundreds", "thousands", "millions", "portion", "fraction",
@@ -260,7 +281,7 @@ def _verb_frame(verb: Token) -> Frame | None:
             if light is not None:
                 noun = clean_lemma(light)
                 frame.slots += _prep_slots(child, (light,), noun or "")
-            else:
+            elif not _after_object(child, verb, lemma):
                 frame.slots += _prep_slots(child)
         if dep in {"nsubj", "nsubjpass", "dobj"}:
             no = _negating_determiner(child)
@@ -271,6 +292,21 @@ def _verb_frame(verb: Token) -> Frame | None:
         # "X said in a statement": keep only named participants of a reporting verb's prepositions.
         frame.slots = [s for s in frame.slots if s.role in {"1", "2"} or s.arg.is_entity]
     return frame
+
+
+def _after_object(prep: Token, verb: Token, lemma: str) -> bool:
+    """"crunching numbers from the Ford agreement", "follows a warning on Monday from Palm": a from-phrase right
+    after a common-noun object tells where the object comes from, though the parser hangs it on the verb. Verbs
+    that take a source ("bought the unit from Acme") keep it."""
+    if prep.lower_ == "with" and prep.i > 0 and prep.doc[prep.i - 1].text == ",":
+        # "built the hotel, with 14 storeys", "called off the merger, with sources blaming ...": a comment on the
+        # clause or on the object, not the verb's participant.
+        if any(c.dep_ == "dobj" and c.right_edge.i + 2 == prep.i for c in verb.children):
+            return True
+    if prep.lower_ != "from" or lemma.split(".")[0] in SOURCE_VERBS:
+        return False
+    return any(c.dep_ == "dobj" and c.pos_ == "NOUN" and not c.ent_type_ and c.right_edge.i + 1 == prep.i
+               for c in verb.children)
 
 
 def _light_object(verb: Token, lemma: str) -> Token | None:
@@ -294,9 +330,11 @@ def _light_noun_slots(dobj: Token) -> list[Slot]:
         return []
     measured = _measured(dobj)
     slots = []
-    for prep in dobj.children:
-        if prep.dep_ == "prep" and not _introduces_examples(dobj, prep) and not (measured and measured.head == prep):
-            slots += _prep_slots(prep, (dobj,), noun)
+    # Only the first phrase after the noun is surely its own: in "a round of bidding by firms" the parser hangs "by"
+    # on "round" though it belongs to "bidding".
+    first = next((c for c in dobj.rights if c.dep_ == "prep"), None)
+    if first is not None and not _introduces_examples(dobj, first) and not (measured and measured.head == first):
+        slots += _prep_slots(first, (dobj,), noun)
     return slots
 
 
@@ -360,7 +398,19 @@ def _apposition_frames(noun: Token) -> list[Frame]:
 
 
 def _subject_slots(frame: Frame) -> list[Slot]:
-    return [s for s in frame.slots if s.role == "1" or (s.role == "2" and frame.passive and s.arg.head.dep_ == "nsubjpass")]
+    """The subject slots a coordinated or open clause shares: the surface subject (a by-agent is only its verb's:
+    "X, owned by Y, soared" does not make Y soar)."""
+    return [s for s in frame.slots if not _by_agent(s)
+            and (s.role == "1" or (s.role == "2" and frame.passive and s.arg.head.dep_ == "nsubjpass"))]
+
+
+def _surface_subjects(frame: Frame) -> list[Slot]:
+    """The grammatical subject of a controlling verb, active or passive: "X is expected to buy", "X wants to buy"."""
+    return [s for s in frame.slots if not _by_agent(s) and (s.role == "1" or s.arg.head.dep_ == "nsubjpass")]
+
+
+def _by_agent(slot: Slot) -> bool:
+    return any(w.dep_ == "agent" for w in slot.words)
 
 
 def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
@@ -376,7 +426,9 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         _share_object(head, frame)
     elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
         objects = [s for s in head.slots if s.role == "2" and s.arg.head.dep_ == "dobj"]
-        controllers = objects or [s for s in head.slots if s.role == "1"]
+        if head.lemma.split(".")[0] not in OBJECT_CONTROL_VERBS:
+            objects = []
+        controllers = objects or _surface_subjects(head)
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in controllers]
         frame.controllers = [*head.controllers, head.lemma]
         frame.negations += head.negations

@@ -214,3 +214,58 @@ def test_lemma_fixes_come_from_the_lemmatisers_own_index() -> None:
     assert ("opened", "VERB") not in fixes          # no verb "opene"
     assert ("singing", "VERB") not in fixes         # "sing" does not end consonant-vowel-consonant
     assert fixes[("doses", "NOUN")] == "dose"
+
+
+def _triples(sentence: str) -> set[tuple[str, str, str]]:
+    return {(t["subject"], t["predicate"], t["object"]) for t in extract_text(sentence)}
+
+
+def test_an_infinitive_after_a_plain_verbs_object_takes_the_subject() -> None:
+    triples = _triples("Acme Corp will use the money to build a plant in Ohio.")
+    assert ("acme corp", "use__(build.1,build.2)", "plant") in triples
+    assert not any(s == "money" for s, _, _ in triples)
+
+
+def test_an_object_control_verbs_object_is_the_infinitives_subject() -> None:
+    assert ("widget inc", "urge__(sell.1,sell.2)", "stake") in _triples("Acme Corp urged Widget Inc to sell its stake.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "Shares in Widget Inc, owned 52 percent by Acme Corp, soared 15 percent, boosting its market value.",
+    "Widget Inc was bought by Acme Corp and moved its headquarters to Texas.",
+])
+def test_a_by_agent_is_not_shared_with_a_coordinated_verb(sentence: str) -> None:
+    triples = _triples(sentence)
+    assert not any(s == "acme corp" and ("boost" in p or "move" in p) for s, p, _ in triples)
+    assert any(s == "widget inc" and "move" in p for s, p, _ in triples) or "boost" in sentence
+
+
+def test_a_passive_controller_passes_its_surface_subject() -> None:
+    assert ("widget inc", "ask__(sell.1,sell.to.2)", "acme corp") in \
+        _triples("Widget Inc was asked to sell the unit to Acme Corp.")
+
+
+def test_only_the_first_phrase_after_an_object_joins_its_noun() -> None:
+    triples = _triples("Acme Corp closed the second round of bidding by foreign firms for the rights.")
+    assert ("acme corp", "(close.1,close.round.of.2)", "bidding") in triples
+    assert not any(".by." in p or ".for." in p for _, p, _ in triples)
+
+
+def test_in_connection_with_passes_the_relation_on() -> None:
+    assert ("european commission", "(contact.1,contact.in.connection.with.2)", "investigation") in \
+        _triples("Acme Corp was contacted by the European Commission in connection with the investigation.")
+
+
+def test_a_from_phrase_after_an_object_is_the_objects_source() -> None:
+    assert not any("from" in p for _, p, _ in _triples("Investors welcomed news from Widget Inc about its merger."))
+    assert ("acme corp", "(buy.1,buy.from.2)", "widget inc") in _triples("Acme Corp bought the unit from Widget Inc.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "Acme Corp called off the merger, with sources blaming Germany for the collapse.",
+    "Acme Corp will build the hotel, with 14 storeys and 380 rooms, near the stadium.",
+])
+def test_a_with_phrase_set_off_after_the_object_is_no_participant(sentence: str) -> None:
+    triples = _triples(sentence)
+    assert any(s == "acme corp" for s, _, _ in triples)
+    assert not any(".with." in p for _, p, _ in triples)
