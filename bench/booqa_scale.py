@@ -13,10 +13,13 @@ the target is the same work over HTTP in 60 s and under 2 GB on 2 cores. Prints 
 Stages, each in a child process (`python -m service ...`, the `egqa` CLI, with this checkout's code):
   generate   the corpus (bench/synthetic.py, deterministic: `--keep` reuses it when its params.json matches)
   index      `egqa index --split TEST` into SQLite (the evidence store holds the evaluation period only)
-  graph      `egqa graph build --split TRAIN` (the graphs see the induction period only; --top-k/--min-score)
+  graph      `egqa graph build --split TRAIN` (the graphs see the induction period only; --top-k/--min-score);
+             measures: those --scorers read (binc,cos,lin,weeds; the CLI's default adds binc_clean and global,
+             which --measures or a --scorers naming them brings in)
   serve      `egqa serve` until /ready (EGQA_LM=false, EGQA_STORE_TIMEOUT=30 as scripts/full_run.sh)
   evaluate   `egqa evaluate` over HTTP with binc, then with every scorer of --scorers in one run; the
-             service's RSS and CPU are sampled from /proc meanwhile
+             service's RSS and CPU are sampled from /proc meanwhile; --resamples 0 by default (no bootstrap
+             intervals, as the paper; the CLI's default is 1000)
   in-process ScoringEngine.judge on the same propositions in batches of the same size (the baseline of
              "HTTP rate / in-process rate"), scores checked equal to the HTTP ones
 Wall time, CPU time and peak RSS come from each child's own rusage (os.wait4). Figures go to stdout, a
