@@ -5,6 +5,7 @@ the target is the same work over HTTP in 60 s and under 2 GB on 2 cores. Prints 
     python bench/booqa_scale.py                          # full: 5M triples (3M TRAIN), 60k propositions
     python bench/booqa_scale.py --scale small            # 200k triples, 2k propositions: a quick check (~2 min)
     python bench/booqa_scale.py --keep --top-k 100       # reuse the generated corpus; build pruned graphs
+    python bench/booqa_scale.py --resume                 # after a crash: skip the stages already measured
     python bench/booqa_scale.py --triples 1000000 --train-triples 600000 --propositions 20000 --work /tmp/bq
     python bench/booqa_scale.py --scale small --es http://127.0.0.1:9200   # also through Elasticsearch
     python bench/booqa_scale.py --before 8da79e7          # also the same stages with older code: speed-ups
@@ -12,14 +13,18 @@ the target is the same work over HTTP in 60 s and under 2 GB on 2 cores. Prints 
 Stages, each in a child process (`python -m service ...`, the `egqa` CLI, with this checkout's code):
   generate   the corpus (bench/synthetic.py, deterministic: `--keep` reuses it when its params.json matches)
   index      `egqa index --split TEST` into SQLite (the evidence store holds the evaluation period only)
-  graph      `egqa graph build --split TRAIN` (the graphs see the induction period only; --top-k/--min-score)
+  graph      `egqa graph build --split TRAIN` (the graphs see the induction period only; --top-k/--min-score);
+             measures: those --scorers read (binc,cos,lin,weeds; the CLI's default adds binc_clean and global,
+             which --measures or a --scorers naming them brings in)
   serve      `egqa serve` until /ready (EGQA_LM=false, EGQA_STORE_TIMEOUT=30 as scripts/full_run.sh)
   evaluate   `egqa evaluate` over HTTP with binc, then with every scorer of --scorers in one run; the
-             service's RSS and CPU are sampled from /proc meanwhile
+             service's RSS and CPU are sampled from /proc meanwhile; --resamples 0 by default (no bootstrap
+             intervals, as the paper; the CLI's default is 1000)
   in-process ScoringEngine.judge on the same propositions in batches of the same size (the baseline of
              "HTTP rate / in-process rate"), scores checked equal to the HTTP ones
 Wall time, CPU time and peak RSS come from each child's own rusage (os.wait4). Figures go to stdout, a
-Markdown table to <work>/results.md and everything to <work>/results.json; stage logs to <work>/logs/.
+Markdown table to <work>/results.md and everything to <work>/results.json (both rewritten after every stage);
+stage logs to <work>/logs/.
 """
 
 from __future__ import annotations
@@ -66,16 +71,18 @@ class StageFailed(RuntimeError):
 
 @dataclass
 class Stage:
-    """Figures of one stage: wall and CPU seconds, peak RSS, a rate, and a ratio against a baseline."""
+    """Figures of one stage: wall and CPU seconds, peak RSS, a rate, and the stage whose rate is its baseline."""
 
+    key: str
     name: str
     seconds: float | None
     cpu: float | None
     peak_mb: float | None
     rate: float | None = None
     unit: str = ""
-    ratio: str = ""
     note: str = ""
+    baseline: str = ""  # key of the in-process stage this HTTP stage's rate is compared with
+    server_cpu: float | None = None  # the service's CPU seconds during this HTTP stage
 
 
 @dataclass(frozen=True)
@@ -98,7 +105,8 @@ def run_child(argv: list[str], log: Path) -> Usage:
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         tail = log.read_text(errors="replace")[-3000:]
-        raise StageFailed(f"{' '.join(argv[:4])} ... exited with {proc.returncode}; see {log}:\n{tail}")
+        shown = " ".join(arg if len(arg) < 80 else arg[:60] + "..." for arg in argv[:4])
+        raise StageFailed(f"{shown} ... exited with {proc.returncode}; see {log}:\n{tail}")
     return Usage(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
@@ -166,13 +174,19 @@ def read_report(out: Path) -> dict[str, dict[str, Any]]:
     return report
 
 
+# Options that change a stage's figures: a resumed run reuses earlier stages only when these match.
+RESUME_KEYS = ("scorers", "measures", "top_k", "min_score", "batch_size", "concurrency", "resamples",
+               "baseline_limit", "es")
+
+
 class Bench:
-    """Runs the stages in order and keeps their figures."""
+    """Runs the stages in order, keeps their figures and saves them after every stage."""
 
     def __init__(self, args: argparse.Namespace, spec: CorpusSpec, work: Path | None = None,
-                 data: Path | None = None) -> None:
+                 data: Path | None = None, code: str = "") -> None:
         self.args = args
         self.spec = spec
+        self.code = code  # the git ref whose code the stages run ("": this checkout)
         self.work: Path = (work or args.work).resolve()
         self.data = data or self.work / "data"
         self.logs = self.work / "logs"
@@ -181,13 +195,63 @@ class Bench:
         self.stages: list[Stage] = []
         self.quality: dict[str, dict[str, Any]] = {}
         self.stats: dict[str, Any] = {}
+        self.failures: list[str] = []
         self.scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
+        self.previous = self._previous() if args.resume else {}
+
+    def _settings(self) -> dict[str, str]:
+        return {**{k: str(getattr(self.args, k)) for k in RESUME_KEYS}, "code": self.code}
+
+    def _previous(self) -> dict[str, Stage]:
+        """Stages a previous run with the same corpus and settings finished (for --resume)."""
+        try:
+            old = orjson.loads((self.work / "results.json").read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {}
+        if old.get("spec") != asdict(self.spec) or old.get("settings") != self._settings():
+            print("(--resume: the previous results in this folder used other settings; running every stage)")
+            return {}
+        self.quality = old.get("quality", {})
+        self.memory = old.get("memory", {})
+        return {d["key"]: Stage(**d) for d in old.get("stages", [])}
+
+    def finished(self, key: str, *outputs: Path) -> bool:
+        """With --resume: did the previous run finish this stage (and do its outputs still exist)?"""
+        return key in self.previous and all(path.exists() for path in outputs)
+
+    def reuse(self, key: str, *outputs: Path) -> bool:
+        """With --resume, re-record a stage the previous run finished (and whose outputs exist); say if done."""
+        if not self.finished(key, *outputs):
+            return False
+        stage = self.previous[key]
+        self.add(replace(stage, note=(stage.note + "; " if stage.note else "") + "from the previous run"))
+        return True
 
     def add(self, stage: Stage) -> Stage:
-        """Record a stage and print its line."""
-        self.stages.append(stage)
-        print(format_line(stage), flush=True)
+        """Record a stage, print its line, save the results so far."""
+        self.stages = [s for s in self.stages if s.key != stage.key] + [stage]
+        print(format_line(stage, self.stages), flush=True)
+        self.save()
         return stage
+
+    def tables(self) -> str:
+        """The Markdown table of the stages, and the before/after one when --before ran."""
+        table = markdown_table(self.stages, self.spec, self.stats)
+        if self.before:
+            table += "\n\n" + comparison_table(self.before, self.stages, self.args.before)
+        return table
+
+    def save(self) -> None:
+        """Write results.json and results.md (after every stage: a killed run keeps what it measured)."""
+        self.work.mkdir(parents=True, exist_ok=True)
+        (self.work / "results.json").write_bytes(orjson.dumps(
+            {"spec": asdict(self.spec), "settings": self._settings(), "stats": self.stats,
+             "stages": [asdict(s) for s in self.stages], "quality": self.quality, "memory": self.memory,
+             "before": [asdict(s) for s in self.before], "failures": self.failures,
+             "args": {k: str(v) for k, v in vars(self.args).items()}},
+            option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+        if self.stats:
+            (self.work / "results.md").write_text(self.tables() + "\n")
 
     # -- stages ------------------------------------------------------------------------------------
     def generate(self) -> None:
@@ -195,25 +259,40 @@ class Bench:
         stats = cached(self.spec, self.data) if self.args.keep else None
         if stats is not None:
             self.stats = stats
-            self.add(Stage("generate corpus", None, None, None, note=f"reused {self.data} (params match)"))
+            if not self.reuse("generate"):
+                self.add(Stage("generate", "generate corpus", None, None, None,
+                               note=f"reused {self.data} (params match)"))
             return
         use = run_child([sys.executable, __file__, "_generate", orjson.dumps(asdict(self.spec)).decode(),
                          str(self.data)], self.logs / "generate.log")
         self.stats = orjson.loads((self.data / "stats.json").read_bytes())
         total = self.stats["triples"]["total"]
-        self.add(Stage("generate corpus", use.seconds, use.cpu, use.peak_mb, total / use.seconds, "triples/s"))
+        self.add(Stage("generate", "generate corpus", use.seconds, use.cpu, use.peak_mb, total / use.seconds,
+                       "triples/s"))
 
-    def index(self, store: str, label: str) -> None:
+    def index(self, store: str, label: str, outputs: tuple[Path, ...] = ()) -> None:
         """`egqa index --split TEST` into a fresh store."""
+        if self.reuse(f"index-{label}", *outputs):
+            return
+        if label == "sqlite":
+            for path in outputs:
+                for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                    part.unlink(missing_ok=True)  # a re-index of a full store adds nothing: time a fresh one
+        else:
+            drop_es(store)
         use = run_child(cli("index", str(self.data / TRIPLES_DIR), "--store", store, "--split", EVAL_SPLIT),
                         self.logs / f"index-{label}.log")
         n = self.stats["triples"][EVAL_SPLIT]
-        self.add(Stage(f"index {n:,} TEST triples ({label})", use.seconds, use.cpu, use.peak_mb, n / use.seconds,
-                       "triples/s", note="" if store.startswith("sqlite") else "client only: the server is not measured"))
+        self.add(Stage(f"index-{label}", f"index {n:,} TEST triples ({label})", use.seconds, use.cpu, use.peak_mb,
+                       n / use.seconds, "triples/s",
+                       note="" if label == "sqlite" else "client only: the server is not measured"))
 
     def graph(self) -> None:
         """`egqa graph build --split TRAIN` with the chosen measures and pruning."""
-        argv = cli("graph", "build", str(self.data / TRIPLES_DIR), "--out", str(self.work / "graphs"),
+        graphs = self.work / "graphs"
+        if self.reuse("graph", graphs / "manifest.json"):
+            return
+        argv = cli("graph", "build", str(self.data / TRIPLES_DIR), "--out", str(graphs),
                    "--split", GRAPH_SPLIT, "--measures", self.args.measures, "--overwrite")
         if self.args.top_k is not None:
             argv += ["--top-k", str(self.args.top_k)]
@@ -224,10 +303,17 @@ class Bench:
         last = [line for line in (self.logs / "graph-build.log").read_text().splitlines() if line.startswith("triples ")]
         pruning = f"top-k {self.args.top_k}" if self.args.top_k is not None else "the build's default pruning"
         pruning += f", min-score {self.args.min_score}" if self.args.min_score else ""
-        self.add(Stage(f"graph build {n:,} TRAIN triples ({pruning})", use.seconds, use.cpu, use.peak_mb,
+        self.add(Stage("graph", f"graph build {n:,} TRAIN triples ({pruning})", use.seconds, use.cpu, use.peak_mb,
                        n / use.seconds, "triples/s", note=last[-1] if last else ""))
 
-    def evaluate(self, url: str, sampler: ProcessSampler, scorers: list[str], label: str) -> tuple[Stage, Path]:
+    def evaluations(self, label: str) -> list[tuple[str, list[str]]]:
+        """The HTTP evaluations of a store: (label, scorers), binc alone first."""
+        runs = [(f"{label}-binc", ["binc"])]
+        if self.scorers != ["binc"] and label == "sqlite":
+            runs.append((f"{label}-{len(self.scorers)}-scorers", self.scorers))
+        return runs
+
+    def evaluate(self, url: str, sampler: ProcessSampler, scorers: list[str], label: str) -> None:
         """`egqa evaluate` over HTTP from scratch; also record the service's RSS and CPU meanwhile."""
         out = self.work / f"eval-{label}"
         shutil.rmtree(out, ignore_errors=True)  # else the evaluator resumes and times nothing
@@ -243,59 +329,81 @@ class Bench:
                                                              "SQLite store file": self.work / "evidence.db"})
         except OSError:
             pass
-        report = read_report(out)
-        self.quality[label] = report
+        self.quality[label] = read_report(out)
         n = self.stats["propositions"] * len(scorers)
-        stage = self.add(Stage(f"evaluate over HTTP: {label}", use.seconds, use.cpu, use.peak_mb, n / use.seconds,
-                               "props/s", note=f"{self.stats['propositions']:,} propositions x {len(scorers)} "
-                               f"scorer(s), client process"))
-        self.add(Stage(f"  service during evaluate {label}", None, server["cpu"], server["peak_mb"],
-                       note="sampled every 0.2 s"))
-        return stage, out
+        self.add(Stage(f"evaluate-{label}", f"evaluate over HTTP: {label}", use.seconds, use.cpu, use.peak_mb,
+                       n / use.seconds, "props/s", note=f"{self.stats['propositions']:,} propositions x "
+                       f"{len(scorers)} scorer(s), client process", baseline=f"inprocess-{label}",
+                       server_cpu=server["cpu"]))
+        self.add(Stage(f"service-{label}", f"  service during evaluate {label}", None, server["cpu"],
+                       server["peak_mb"], note="sampled every 0.2 s"))
 
-    def serve_and_evaluate(self, store: str, label: str) -> list[tuple[Stage, Path, list[str]]]:
+    def serve_and_evaluate(self, store: str, label: str) -> None:
         """Start the service on `store`, evaluate binc (then every --scorers scorer), stop it."""
         from service.demo import rss_mb, service_process
 
-        runs: list[tuple[Stage, Path, list[str]]] = []
+        runs = self.evaluations(label)
+        done = {name for name, _ in runs
+                if self.finished(f"evaluate-{name}", self.work / f"eval-{name}" / "report.json")
+                and self.finished(f"service-{name}")}
+        if len(done) == len(runs):
+            for key in (f"serve-{label}", *(f"{k}-{name}" for name, _ in runs for k in ("evaluate", "service")),
+                        f"lifetime-{label}"):
+                self.reuse(key)
+            return
         start = time.perf_counter()
         with service_process(self.work / "graphs", store, self.logs / f"serve-{label}.log", timeout=1800,
                              env=SERVICE_ENV) as service:
             sampler = ProcessSampler(service.pid)
             try:
-                self.add(Stage(f"serve until ready ({label})", time.perf_counter() - start, sampler.cpu_seconds(),
-                               rss_mb(service.pid), note="RSS at ready"))
-                stage, out = self.evaluate(service.url, sampler, ["binc"], f"{label}-binc")
-                runs.append((stage, out, ["binc"]))
-                if self.scorers != ["binc"] and not label.startswith("es"):
-                    stage, out = self.evaluate(service.url, sampler, self.scorers, f"{label}-{len(self.scorers)}-scorers")
-                    runs.append((stage, out, self.scorers))
-                self.add(Stage(f"  service lifetime peak ({label})", None, sampler.cpu_seconds(),
-                               sampler.high_water_mb(), note="VmHWM, start-up included"))
+                self.add(Stage(f"serve-{label}", f"serve until ready ({label})", time.perf_counter() - start,
+                               sampler.cpu_seconds(), rss_mb(service.pid), note="RSS at ready"))
+                for name, scorers in runs:
+                    if name in done:  # measured by the run --resume continues: keep its figures, in order
+                        self.reuse(f"evaluate-{name}")
+                        self.reuse(f"service-{name}")
+                    else:
+                        self.evaluate(service.url, sampler, scorers, name)
+                self.add(Stage(f"lifetime-{label}", f"  service lifetime peak ({label})", None,
+                               sampler.cpu_seconds(), sampler.high_water_mb(), note="VmHWM, start-up included"))
             finally:
                 sampler.stop()
-        return runs
 
-    def in_process(self, store: str, runs: list[tuple[Stage, Path, list[str]]], label: str) -> None:
-        """Judge the same propositions in-process (same engine settings, same batches); set the HTTP ratios."""
+    def in_process(self, store: str, label: str) -> None:
+        """Judge the same propositions in-process (same engine settings, same batches); the HTTP stages' baseline.
+
+        A failure here is reported and the run goes on to its table: the HTTP figures stand on their own.
+        """
+        todo = [(name, scorers) for name, scorers in self.evaluations(label)
+                if not self.reuse(f"inprocess-{name}")]
+        if not todo:
+            return
         result_path = self.work / f"inprocess-{label}.json"
+        result_path.unlink(missing_ok=True)
         config = {"graphs": str(self.work / "graphs"), "store": store, "dataset": str(self.data / BENCHMARK_FILE),
                   "batch_size": self.args.batch_size, "limit": self.args.baseline_limit,
-                  "runs": [{"scorers": scorers, "http": str(out)} for _, out, scorers in runs],
+                  "runs": [{"name": name, "scorers": scorers, "http": str(self.work / f"eval-{name}")}
+                           for name, scorers in todo],
                   "out": str(result_path)}
-        use = run_child([sys.executable, __file__, "_inprocess", orjson.dumps(config).decode()],
-                        self.logs / f"inprocess-{label}.log")
-        result = orjson.loads(result_path.read_bytes())
-        for (http, _, scorers), run in zip(runs, result["runs"], strict=True):
+        failure = ""
+        try:
+            use = run_child([sys.executable, __file__, "_inprocess", orjson.dumps(config).decode()],
+                            self.logs / f"inprocess-{label}.log")
+            peak: float | None = use.peak_mb
+        except StageFailed as exc:
+            failure, peak = str(exc).splitlines()[0], None
+        result = orjson.loads(result_path.read_bytes()) if result_path.exists() else {"runs": [], "load_seconds": 0}
+        for run in result["runs"]:  # the child saves after each run: a killed child keeps the runs it finished
+            scorers = run["scorers"]
             rate = run["propositions"] * len(scorers) / run["seconds"]
-            name = "binc" if scorers == ["binc"] else f"{len(scorers)} scorers"
-            self.add(Stage(f"in-process judge: {label} {name}", run["seconds"], run["cpu"], use.peak_mb, rate,
-                           "props/s", note=f"{run['propositions']:,} propositions; scores equal to HTTP: "
-                           f"{run['agree']:,}/{run['compared']:,}; peak RSS of the whole child "
-                           f"(load {result['load_seconds']:.1f} s)"))
-            if http.rate:
-                http.ratio = f"{http.rate / rate:.2f}x in-process"
-        print(f"  (ratios set: {', '.join(f'{s.name}: {s.ratio}' for s, _, _ in runs)})", flush=True)
+            self.add(Stage(f"inprocess-{run['name']}", f"in-process judge: {run['name']}", run["seconds"],
+                           run["cpu"], peak, rate, "props/s",
+                           note=f"{run['propositions']:,} propositions; scores equal to HTTP: {run['agree']:,}/"
+                           f"{run['compared']:,}; peak RSS of the whole child (load {result['load_seconds']:.1f} s)"))
+        if failure:
+            self.failures.append(f"in-process baseline ({label}): {failure}")
+            print(f"in-process baseline failed: {failure}", flush=True)
+            self.save()
 
     # -- the whole run -----------------------------------------------------------------------------
     def run(self) -> None:
@@ -313,24 +421,21 @@ class Bench:
         self.run_stages()
         if self.args.es:
             es = f"{self.args.es.rstrip('/')}/{ES_PREFIX}"
-            drop_es(es)
-            self.index(es, "elasticsearch")
-            es_runs = self.serve_and_evaluate(es, "es")
-            self.in_process(es, es_runs, "es")
+            self.index(es, "es")
+            self.serve_and_evaluate(es, "es")
+            self.in_process(es, "es")
         print(f"load average {os.getloadavg()[0]:.1f} at the end (other jobs share the cores)")
 
     def run_stages(self, in_process: bool = True) -> None:
         """Index into SQLite, build the graphs, serve and evaluate over HTTP (and the in-process baseline)."""
         self.logs.mkdir(parents=True, exist_ok=True)
         db = self.work / "evidence.db"
-        for path in (db, db.with_name("evidence.db-wal"), db.with_name("evidence.db-shm")):
-            path.unlink(missing_ok=True)  # a re-index of a full store adds nothing: time a fresh one
         sqlite = f"sqlite:///{db}"
-        self.index(sqlite, "sqlite")
+        self.index(sqlite, "sqlite", (db,))  # removes an earlier store first, unless --resume reuses it
         self.graph()
-        runs = self.serve_and_evaluate(sqlite, "sqlite")
+        self.serve_and_evaluate(sqlite, "sqlite")
         if in_process:
-            self.in_process(sqlite, runs, "sqlite")
+            self.in_process(sqlite, "sqlite")
 
     def finish(self) -> None:
         """Print the quality check, the comparison with the issue's figures and the Markdown table; clean up."""
@@ -343,8 +448,8 @@ class Bench:
             for label, parts in self.memory.items():
                 cells = ", ".join(f"{name} {mb:,.0f} MB" for name, mb in parts.items())
                 print(f"  {label}: {sum(parts.values()):,.0f} MB = {cells}")
-        binc = next((s for s in self.stages if s.name == "evaluate over HTTP: sqlite-binc"), None)
-        service = next((s for s in self.stages if s.name == "  service during evaluate sqlite-binc"), None)
+        by_key = {s.key: s for s in self.stages}
+        binc, service = by_key.get("evaluate-sqlite-binc"), by_key.get("service-sqlite-binc")
         full = asdict(self.spec) == asdict(replace(SCALES["full"], seed=self.spec.seed))
         if binc and service and binc.seconds and service.peak_mb and not full:
             print("\n(the comparison with the published figures and the 60 s / 2 GB target is printed at --scale full)")
@@ -355,21 +460,16 @@ class Bench:
                   f"target), {cpu_hours:.3f} CPU hours (service + client; {45 / cpu_hours:,.0f}x fewer than 45), "
                   f"service peak RSS {service.peak_mb / 1024:.2f} GB ({service.peak_mb / TARGET_MB:.2f}x the 2 GB "
                   f"target; {120 * 1024 / service.peak_mb:,.0f}x less than 120 GB)")
-        table = markdown_table(self.stages, self.spec, self.stats)
-        if self.before:
-            table += "\n\n" + comparison_table(self.before, self.stages, self.args.before)
-        print("\n" + table)
-        (self.work / "results.md").write_text(table + "\n")
-        (self.work / "results.json").write_bytes(orjson.dumps(
-            {"spec": asdict(self.spec), "stats": self.stats, "stages": [asdict(s) for s in self.stages],
-             "quality": self.quality, "memory": self.memory, "before": [asdict(s) for s in self.before], "args": {k: str(v) for k, v in vars(self.args).items()}},
-            option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+        print("\n" + self.tables())
+        self.save()
         if not self.args.keep:
             for path in (self.data, self.work / "graphs"):
                 shutil.rmtree(path, ignore_errors=True)
             for path in self.work.glob("evidence.db*"):
                 path.unlink()
             print(f"(generated corpus, graphs and store removed; --keep keeps them. Results: {self.work})")
+        for failure in self.failures:
+            print(f"FAILED: {failure}")
 
 
 def drop_es(url: str) -> None:
@@ -383,7 +483,21 @@ def drop_es(url: str) -> None:
         store.close()
 
 
-def format_line(s: Stage) -> str:
+def ratio(stage: Stage, stages: list[Stage]) -> str:
+    """The stage's rate over its baseline's, and its CPU per proposition over the baseline's (the service's and
+    the client's CPU together: on a shared machine the steadier figure), e.g. `0.93x in-process (CPU 0.80x)`."""
+    base = next((s for s in stages if s.key == stage.baseline), None) if stage.baseline else None
+    if base is None or not base.rate or not stage.rate or not stage.seconds or not base.seconds:
+        return ""
+    text = f"{stage.rate / base.rate:.2f}x in-process"
+    if stage.cpu is not None and stage.server_cpu is not None and base.cpu:
+        per_http = (stage.cpu + stage.server_cpu) / (stage.rate * stage.seconds)
+        per_base = base.cpu / (base.rate * base.seconds)
+        text += f" (CPU {per_base / per_http:.2f}x)"
+    return text
+
+
+def format_line(s: Stage, stages: list[Stage]) -> str:
     """One progress line of figures."""
     parts = [f"{s.name:<48}"]
     parts.append(f"{s.seconds:>9.1f} s" if s.seconds is not None else f"{'-':>11}")
@@ -391,8 +505,8 @@ def format_line(s: Stage) -> str:
     parts.append(f"peak {s.peak_mb:>8,.0f} MB" if s.peak_mb is not None else f"{'':>16}")
     if s.rate:
         parts.append(f"{s.rate:>10,.0f} {s.unit}")
-    if s.ratio:
-        parts.append(s.ratio)
+    if ratio(s, stages):
+        parts.append(ratio(s, stages))
     if s.note:
         parts.append(f"[{s.note}]")
     return "  ".join(parts)
@@ -417,7 +531,7 @@ def markdown_table(stages: list[Stage], spec: CorpusSpec, stats: dict[str, Any])
             f"{s.peak_mb:.0f} MB" if s.peak_mb else "-")
         rate = f"{s.rate:,.0f} {s.unit}" if s.rate else "-"
         lines.append(f"| {s.name.strip()} | {_fmt_seconds(s.seconds)} | {_fmt_seconds(s.cpu)} | {rss} | {rate} | "
-                     f"{s.ratio or '-'} |")
+                     f"{ratio(s, stages) or '-'} |")
     return "\n".join(lines)
 
 
@@ -426,11 +540,9 @@ def comparison_table(before: list[Stage], after: list[Stage], ref: str) -> str:
     lines = [f"Before (`{ref}`) and after (this checkout), same corpus, same machine, one run:", "",
              "| stage | before | after | speed-up | peak RSS before | peak RSS after |",
              "|---|---:|---:|---:|---:|---:|"]
-    def key(s: Stage) -> str:
-        return s.name.split(" (")[0].strip()
-    done = {key(s): s for s in after}
+    done = {s.key: s for s in after}
     for b in before:
-        a = done.get(key(b))
+        a = done.get(b.key)
         if a is None:
             continue
         speed = f"{b.seconds / a.seconds:.1f}x" if b.seconds and a.seconds else (
@@ -458,7 +570,7 @@ def run_before(bench: Bench, ref: str) -> list[Stage]:
     os.environ["PYTHONPATH"] = str(src)
     os.chdir(src)
     try:
-        old = Bench(bench.args, bench.spec, work=bench.work / "before", data=bench.data)
+        old = Bench(bench.args, bench.spec, work=bench.work / "before", data=bench.data, code=ref)
         old.stats = bench.stats
         old.run_stages(in_process=False)
     finally:
@@ -510,10 +622,12 @@ def child_inprocess(config_json: str) -> None:
                 scores += [a.score for a in engine.judge(inputs[i:i + size], Options(scorer, top_k=0))]
             # The service rounds scores to 6 decimals (service.schemas.answer_out).
             agree += sum(round(s, 6) == float(http[i][scorer]) for i, s in zip(ids, scores, strict=True))
-        runs.append({"scorers": run["scorers"], "propositions": len(inputs), "seconds": time.perf_counter() - t,
-                     "cpu": time.process_time() - cpu, "agree": agree, "compared": len(inputs) * len(run["scorers"])})
+        runs.append({"name": run["name"], "scorers": run["scorers"], "propositions": len(inputs),
+                     "seconds": time.perf_counter() - t, "cpu": time.process_time() - cpu, "agree": agree,
+                     "compared": len(inputs) * len(run["scorers"])})
+        # Saved after every run: a child killed later keeps the runs it finished.
+        Path(config["out"]).write_bytes(orjson.dumps({"load_seconds": load_seconds, "runs": runs}))
     engine.store.close()
-    Path(config["out"]).write_bytes(orjson.dumps({"load_seconds": load_seconds, "runs": runs}))
 
 
 # -- command line ------------------------------------------------------------------------------------
@@ -529,6 +643,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, CorpusSpec]:
         ap.add_argument(f"--{name}", type=int, default=None, help=f"{help_} (overrides the preset)")
     ap.add_argument("--work", type=Path, default=REPO / "out" / "booqa-scale", help="work folder")
     ap.add_argument("--keep", action="store_true", help="keep corpus, graphs and store; reuse a matching corpus")
+    ap.add_argument("--resume", action="store_true", help="with the same corpus and settings, skip the stages an "
+                                                          "earlier run in --work finished (implies --keep)")
     ap.add_argument("--es", default=None, help="also index and evaluate through Elasticsearch at this URL")
     ap.add_argument("--scorers", default=FIVE_SCORERS, help="scorers of the second evaluation (after binc alone)")
     ap.add_argument("--measures", default=None, help="graph measures to build (default: those --scorers need)")
@@ -547,6 +663,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, CorpusSpec]:
                                                        "predicates", "entities", "seed")
              if getattr(args, field) is not None}
     spec = replace(SCALES[args.scale], **sizes)
+    args.keep = args.keep or args.resume
     if args.measures is None:
         graph_scorers = [s for s in args.scorers.split(",") if s.strip() and s.strip() != "exact"]
         needed = sorted({"binc", *graph_scorers} | ({"binc_clean"} if "global" in graph_scorers else set()))
@@ -567,14 +684,16 @@ def main() -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     args.work = args.work.resolve()
     os.chdir(REPO)  # `python -m` children look in their working folder first
+    bench = Bench(args, spec)
     try:
-        bench = Bench(args, spec)
         bench.run()
         if args.before:
             bench.before = run_before(bench, args.before)
         bench.finish()
     except StageFailed as exc:
-        sys.exit(f"stage failed: {exc}")
+        sys.exit(f"stage failed: {exc}\n(figures so far: {args.work / 'results.md'}; --resume continues)")
+    if bench.failures:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -182,7 +182,7 @@ def fit_truncated_lognormal(median: float, mean: float, maximum: float) -> tuple
         med, avg = moments(p[0], abs(p[1]) + 1e-6)
         return [math.log(med / median), math.log(avg / mean)]
 
-    solution, info, ok, message = optimize.fsolve(residual, [math.log(median), 2.5], full_output=True)
+    solution, _, ok, message = optimize.fsolve(residual, [math.log(median), 2.5], full_output=True)
     if ok != 1 or max(abs(r) for r in residual(solution)) > 1e-6:
         raise InputError(f"no truncated log-normal has median {median}, mean {mean} and maximum {maximum}: {message}")
     return float(solution[0]), float(abs(solution[1]) + 1e-6)
@@ -293,7 +293,7 @@ class Plan:
     first_window: int
     eval_window: int                  # first window of the TEST period
     background: IntArray              # background triples per window
-    pair_window: IntArray             # per evidence pair (cluster): window, arguments, topic, triples
+    pair_window: IntArray             # per evidence pair: window index, its two arguments, its triples
     pair_a: IntArray
     pair_b: IntArray
     pair_size: IntArray

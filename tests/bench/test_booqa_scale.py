@@ -1,10 +1,12 @@
 """The BoOQA-scale generator of bench/synthetic.py: deterministic, evidence spread as specified, bundles the
-evaluator accepts, the evaluation period kept out of the training part, and planted evidence the engine finds."""
+evaluator accepts, the evaluation period kept out of the training part, and planted evidence the engine finds.
+And bench/booqa_scale.py's own arithmetic: its options, its ratios, and what --resume reuses."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from bench.booqa_scale import parse_args
+from bench.booqa_scale import Bench, Stage, parse_args, ratio
 from bench.synthetic import BENCHMARK_FILE, STATS_FILE, TRIPLES_DIR, CorpusSpec, cached, generate_booqa
 from benchmark.build import read_jsonl
 from graph_builder.triples import dataset_checksum, read_articles, read_triples
@@ -181,3 +183,37 @@ def test_command_line_presets_and_overrides() -> None:
     assert args.top_k == 50 and args.measures == "binc,cos,lin,weeds"  # what the five scorers read
     args, spec = parse_args(["--scorers", "binc,global"])
     assert spec == CorpusSpec() and args.measures == "binc,binc_clean,global"
+
+
+def test_ratio_sets_the_http_rate_and_cpu_per_proposition_against_the_in_process_baseline() -> None:
+    http = Stage("evaluate-x", "evaluate over HTTP: x", seconds=10.0, cpu=2.0, peak_mb=None, rate=100.0,
+                 unit="props/s", baseline="inprocess-x", server_cpu=3.0)
+    base = Stage("inprocess-x", "in-process judge: x", seconds=5.0, cpu=4.0, peak_mb=None, rate=200.0)
+    # 100 / 200 props/s; CPU per proposition 4 s / 1,000 in-process against (2 + 3) s / 1,000 over HTTP.
+    assert ratio(http, [http, base]) == "0.50x in-process (CPU 0.80x)"
+    assert ratio(http, [http]) == ""  # the baseline is not measured (yet): no ratio
+    assert ratio(base, [http, base]) == ""  # the baseline has none of its own
+
+
+def test_resume_reuses_only_stages_of_the_same_corpus_settings_and_code_whose_outputs_exist(tmp_path: Path) -> None:
+    work = ["--scale", "small", "--work", str(tmp_path)]
+    args, spec = parse_args(work)
+    first = Bench(args, spec)
+    first.add(Stage("index-sqlite", "index (sqlite)", 2.0, 1.5, 300.0, 40_000.0, "triples/s"))
+    first.add(Stage("graph", "graph build", 3.0, 2.5, 310.0, 40_000.0, "triples/s"))
+    store = tmp_path / "evidence.db"
+    store.touch()
+    resumed_args, _ = parse_args([*work, "--resume"])
+    assert resumed_args.keep  # --resume keeps corpus, graphs and store for the next resume
+    again = Bench(resumed_args, spec)
+    assert again.reuse("index-sqlite", store)
+    assert (again.stages[0].seconds, again.stages[0].note) == (2.0, "from the previous run")
+    assert not again.reuse("graph", tmp_path / "graphs" / "manifest.json")  # its graphs are gone: build again
+    assert not again.reuse("serve-sqlite")  # never finished
+    assert orjson.loads((tmp_path / "results.json").read_bytes())["stages"][0]["key"] == "index-sqlite"
+    store.unlink()
+    assert not Bench(resumed_args, spec).finished("index-sqlite", store)
+    other_args, _ = parse_args([*work, "--resume", "--top-k", "5"])
+    assert Bench(other_args, spec).previous == {}  # other pruning, other figures
+    assert Bench(resumed_args, spec, code="8da79e7").previous == {}  # --before's stages are not this code's
+    assert Bench(resumed_args, replace(spec, seed=spec.seed + 1)).previous == {}
