@@ -4,8 +4,8 @@ Wire copy carries furniture that is not part of what a sentence states: dateline
 (`LONDON  (Reuters) - `), tickers in parentheses (`( XOM.N )`) or bare after a name (`Acme Group ACME.N said`),
 all-capital subheads run into the next sentence (`PRICES UNDER PRESSURE Acme cut prices`), reporter sign-offs
 (`(Reporting by ...; Editing by ...)`, `Reuter`), SGML angle brackets around company names
-(`<Epitope Inc>`), and hard line wraps inside paragraphs. `clean_news` removes the furniture and returns
-one paragraph per line, so that a line break is always a paragraph (and so a sentence) boundary and a
+(`<Epitope Inc>`), story references (`<ID:nN25172621>`), and hard line wraps inside paragraphs. `clean_news`
+removes the furniture and returns one paragraph per line, so that a line break is always a paragraph (and so a sentence) boundary and a
 wrapped line never merges two sentences nor splits one.
 """
 
@@ -44,6 +44,9 @@ _SIGNOFF_RE = re.compile(
     r"(?:[^()]|\([^()]*\))*\)\s*$")
 _BARE_SIGNOFF_RE = re.compile(r"^\s*(?:\(?\s*)?(?:Additional\s+)?(?:[Rr]eporting|[Ee]diting|[Ww]riting)\s+[Bb]y\b.*$")
 _REUTER_SIGNOFF_RE = re.compile(r"\s*\bReuter\s*$")
+# A story reference (`<ID:nN25172621>`, `[ID:nL04695113]`) often ends a sentence without a full stop: it becomes a
+# paragraph break (with the stop after it, if any).
+_STORY_ID_RE = re.compile(r"\s*(?:<ID:[^<>\s]{1,40}>|\[ID:[^\[\]\s]{1,40}\])\s*[.;]?\s*")
 _ANGLE_RE = re.compile(r"<([^<>\n]{1,100})>")
 _STRAY_ANGLE_RE = re.compile(r"\s*[<>]+\s*")
 
@@ -85,7 +88,7 @@ def _clean_paragraph(paragraph: str) -> str:
 
 def clean_news(raw: str) -> str:
     """Return wire copy without datelines, tickers, sign-offs or hard wraps, one paragraph per line."""
-    paras = paragraphs(unescape(raw))
+    paras = paragraphs(_STORY_ID_RE.sub("\n\n", unescape(raw)))
     if paras:
         paras[0] = _DATELINE_RE.sub("", paras[0], count=1)
     cleaned: list[str] = []

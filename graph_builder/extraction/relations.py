@@ -57,6 +57,11 @@ SOURCE_VERBS = frozenset({
     "stop", "deter", "discourage", "exempt", "shield", "defend", "restrict", "convert", "change", "translate",
     "cut", "reduce", "lower", "increase", "boost", "extend", "lift", "upgrade", "downgrade", "pull", "ship",
     "send", "export", "bring", "fly", "carry", "deliver"})
+_AMOUNT_LABELS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
+# Where a reporting verb's speaker was ("told reporters at the Auto Show"): kept beside a reported clause.
+_SCENE = frozenset({"at", "in", "to"})
+# Prepositions of comparison: "earned 18 cents, well below the forecast" sets a figure beside the noun.
+_COMPARISON_PREPOSITIONS = frozenset({"below", "above", "versus", "vs", "vs.", "than"})
 # Verbs whose object is the understood subject of their infinitive ("urged Iran to stop", "hired banks to advise").
 # With any other verb an infinitive after the object says what for, and takes the subject ("used the money to build").
 OBJECT_CONTROL_VERBS = frozenset({
@@ -276,7 +281,8 @@ def _verb_frame(verb: Token) -> Frame | None:
             frame.slots += _light_noun_slots(child)
         elif dep == "agent" and frame.passive:
             frame.slots += _slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
-        elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not _fronted(child, verb):
+        elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not _fronted(child, verb) \
+                and not (child.lower_ in _COMPARISON_PREPOSITIONS and _has_amount(verb)):
             light = _light_object(verb, lemma)
             if light is not None:
                 noun = clean_lemma(light)
@@ -289,8 +295,12 @@ def _verb_frame(verb: Token) -> Frame | None:
                 frame.negations += 1
                 frame.words.add(no)
     if lemma in _REPORTING_VERBS:
-        # "X said in a statement": keep only named participants of a reporting verb's prepositions.
-        frame.slots = [s for s in frame.slots if s.role in {"1", "2"} or s.arg.is_entity]
+        # "X said in a statement": keep only named participants of a reporting verb's prepositions, and none when it
+        # reports a clause or a quote ("Olsson said, of the takeover by Geely, ...").
+        reports = verb.dep_ == "parataxis" or any(c.dep_ in {"ccomp", "parataxis"} for c in verb.children)
+        frame.slots = [s for s in frame.slots if s.role in {"1", "2"} or (
+            s.arg.is_entity and not (reports and s.role.split(".")[-2] not in _SCENE)
+            and not (lemma != "tell" and s.role.count(".") > 1))]  # "said revenue per room, or RevPAR, fell"
     return frame
 
 
@@ -306,6 +316,13 @@ def _after_object(prep: Token, verb: Token, lemma: str) -> bool:
     if prep.lower_ != "from" or lemma.split(".")[0] in SOURCE_VERBS:
         return False
     return any(c.dep_ == "dobj" and c.pos_ == "NOUN" and not c.ent_type_ and c.right_edge.i + 1 == prep.i
+               for c in verb.children)
+
+
+def _has_amount(verb: Token) -> bool:
+    """The verb measures something ("earned 18 cents a share", "has 9.2 percent of deposits")."""
+    return any(c.dep_ in {"dobj", "npadvmod", "attr"} and (c.ent_type_ in _AMOUNT_LABELS or
+                                                           any(n.like_num for n in c.subtree))
                for c in verb.children)
 
 
@@ -386,6 +403,9 @@ def _apposition_frames(noun: Token) -> list[Frame]:
         any(c.dep_ == "conj" for c in noun.head.children)
     if lemma is None or anchor is None or (noun.tag_ == "NNS" and not plural_anchor):
         return []  # a plural beside one name is an item of a list ("Acme Inc, 2,000 shares of Widget Corp")
+    before = noun.doc[noun.left_edge.i - 1] if noun.left_edge.i > 0 else None
+    if before is None or before.text not in {",", "(", "-", "--", "—", "–"}:
+        return []  # no apposition without a comma: "Sun Banks in Florida and Trust Co banks in Georgia"
     frames = []
     for prep in noun.children:
         marker = clean_lemma(prep) if prep.dep_ == "prep" else None
@@ -425,6 +445,8 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         frame.controllers = _conjunct_controllers(verb, head, frames)
         _share_object(head, frame)
     elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
+        if head.lemma in _REPORTING_VERBS - {"tell"} and not head.passive and verb.tag_ in {"VBD", "VBZ", "VBP"}:
+            return  # "traders the agency said used an account": the parser's xcomp is the reported clause
         objects = [s for s in head.slots if s.role == "2" and s.arg.head.dep_ == "dobj"]
         if head.lemma.split(".")[0] not in OBJECT_CONTROL_VERBS:
             objects = []
@@ -454,6 +476,10 @@ def _inherit(frame: Frame, frames: dict[int, Frame]) -> None:
             if verb.head.dep_ != "dobj" or not _has_to(verb):
                 return
             head = frames.get(verb.head.head.i)
+            no = _negating_determiner(verb.head)
+            if no is not None:  # "has no plans to raise capital" states that it will not raise it
+                frame.negations += 1
+                frame.words.add(no)
         if head is None:
             return
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]

@@ -269,3 +269,37 @@ def test_a_with_phrase_set_off_after_the_object_is_no_participant(sentence: str)
     triples = _triples(sentence)
     assert any(s == "acme corp" for s, _, _ in triples)
     assert not any(".with." in p for _, p, _ in triples)
+
+
+def test_no_plans_to_negates_the_planned_act() -> None:
+    assert ("freddie mac", "NEG__(raise.1,raise.2)", "capital") in _triples("Freddie Mac has no plans to raise more capital.")
+
+
+def test_a_comparison_beside_an_amount_is_no_participant() -> None:
+    triples = _triples("Acme Corp earned 18 cents a share, well below the Wall Street forecast.")
+    assert not any("below" in p for _, p, _ in triples)
+    assert ("spain", "(rank.1,rank.below.2)", "nigeria") in _triples("Spain ranked just below Nigeria.")
+
+
+def test_a_reported_clause_gives_the_reporting_verb_no_adjunct() -> None:
+    assert not any(p.startswith("(say") for _, p, _ in _triples(
+        "Olsson said, of the takeover of Volvo last year by China's Zhejiang Geely, that it went well."))
+    assert not any("revenue.per" in p for _, p, _ in _triples(
+        "Marriott said North American revenue per available room, or RevPAR, fell 19 percent."))
+    assert ("guido mantega", "(tell.1,tell.conference.in.2)", "sao paulo") in _triples(
+        '"Countries are ready," Brazilian Finance Minister Guido Mantega told a news conference in Sao Paulo.')
+
+
+def test_an_apposition_needs_its_comma() -> None:
+    triples = _triples("Sun Banks in Florida and Trust Co banks in Georgia raised their rates.")
+    assert not any(p.startswith("(bank.in") for _, p, _ in triples)
+    assert ("john smith", "(president.of.1,president.of.2)", "acme corp") in _triples(
+        "John Smith, president of Acme Corp, resigned.")
+
+
+def test_a_reporting_verb_controls_no_finite_clause() -> None:
+    triples = _triples("The SEC filed a lawsuit against unnamed traders the agency said used a Goldman Sachs account in "
+                       "Switzerland to trade on inside knowledge of the transaction.")
+    assert ("sec", "(file.1,file.lawsuit.against.2)", "trader") in triples
+    assert not any(s == "agency" for s, _, _ in triples)
+    assert ("bloomberg", "(cite.1,cite.2)", "source") in _triples("Bloomberg reported the deal on Monday, citing two sources.")

@@ -26,6 +26,9 @@ from graph_builder.news import clean_news
     ("ZETA AG Chief Executive Jane Roe resigned.", "ZETA AG Chief Executive Jane Roe resigned."),
     # a body written all in capitals has no mixed-case word after the run: left alone
     ("ACME SAID IT WILL SELL ITS GIZMO UNIT.", "ACME SAID IT WILL SELL ITS GIZMO UNIT."),
+    # a story reference ends its sentence, with or without a full stop, and leaves no argument behind
+    ("Acme set the timing<ID:nN25172621> Widget shares fell.", "Acme set the timing\nWidget shares fell."),
+    ("For details see [ID:nN24244742]. Widget rose.", "For details see\nWidget rose."),
 ])
 def test_clean_news_drops_tickers_and_subheads(raw: str, clean: str) -> None:
     assert clean_news(raw) == clean
