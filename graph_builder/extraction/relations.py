@@ -276,7 +276,7 @@ def _verb_frame(verb: Token) -> Frame | None:
             frame.slots += _slots_for([child], "1")
         elif dep == "nsubjpass":
             frame.slots += _slots_for([child], "2")
-        elif dep == "dobj":
+        elif dep == "dobj" and not _subject_of_clause(child, verb):
             frame.slots += _slots_for([child], "2")
             frame.slots += _light_noun_slots(child)
         elif dep == "agent" and frame.passive:
@@ -317,6 +317,18 @@ def _after_object(prep: Token, verb: Token, lemma: str) -> bool:
         return False
     return any(c.dep_ == "dobj" and c.pos_ == "NOUN" and not c.ent_type_ and c.right_edge.i + 1 == prep.i
                for c in verb.children)
+
+
+def _subject_of_clause(dobj: Token, verb: Token) -> bool:
+    """"Samaras promised his administration would agree": the parser's object is the subject of the subjectless
+    finite clause right after it, which is what was promised."""
+    for clause in verb.children:
+        if clause.dep_ == "ccomp" and clause.i > dobj.i and not any(c.dep_ in _SUBJECT_DEPS for c in clause.children):
+            finite = clause.tag_ in {"VBD", "VBZ", "VBP"} or any(c.tag_ == "MD" for c in clause.children)
+            between = dobj.doc[dobj.right_edge.i + 1:clause.left_edge.i] if clause.left_edge.i > dobj.right_edge.i else ()
+            if finite and not any(t.text in {",", ";", ":"} or t.lower_ in {"and", "but", "or"} for t in between):
+                return True
+    return False
 
 
 def _has_amount(verb: Token) -> bool:

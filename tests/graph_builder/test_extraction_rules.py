@@ -303,3 +303,9 @@ def test_a_reporting_verb_controls_no_finite_clause() -> None:
     assert ("sec", "(file.1,file.lawsuit.against.2)", "trader") in triples
     assert not any(s == "agency" for s, _, _ in triples)
     assert ("bloomberg", "(cite.1,cite.2)", "source") in _triples("Bloomberg reported the deal on Monday, citing two sources.")
+
+
+def test_the_subject_of_a_reported_clause_is_not_the_verbs_object() -> None:
+    triples = _triples("Samaras promised his administration would soon agree about 11.5 billion euros in cuts.")
+    assert not any(o == "administration" for _, _, o in triples)
+    assert ("acme corp", "(tell.1,tell.2)", "investor") in _triples("Acme Corp told investors it would sell the unit.")
