@@ -43,10 +43,13 @@ _SIGNOFF_RE = re.compile(
     r"\s*\((?:[^()]|\([^()]*\))*\b(?:[Rr]eporting|[Ee]diting|[Ww]riting|[Cc]ompiled|[Ee]dited)\s+[Bb]y\b"
     r"(?:[^()]|\([^()]*\))*\)\s*$")
 _BARE_SIGNOFF_RE = re.compile(r"^\s*(?:\(?\s*)?(?:Additional\s+)?(?:[Rr]eporting|[Ee]diting|[Ww]riting)\s+[Bb]y\b.*$")
-_REUTER_SIGNOFF_RE = re.compile(r"\s*\bReuter\s*$")
+_REUTER_SIGNOFF_RE = re.compile(r"\s*\b(?:Reuter|reuter|REUTER)\s*$")
 # A story reference (`<ID:nN25172621>`, `[ID:nL04695113]`) often ends a sentence without a full stop: it becomes a
 # paragraph break (with the stop after it, if any).
-_STORY_ID_RE = re.compile(r"\s*(?:<ID:[^<>\s]{1,40}>|\[ID:[^\[\]\s]{1,40}\])\s*[.;]?\s*")
+_STORY_ID_RE = re.compile(r"\s*(?:<ID:[^<>\s]{1,40}>|\[ID:[^\[\]\s]{1,40}\]|\bID:n[A-Za-z0-9]{5,20}\b)\s*[.;]?\s*")
+# A list item glued to the sentence before it ("... its debt. - BC Partners bought ...", "... Saturday. * Ping An
+# said ..."): the bullet becomes a paragraph break.
+_BULLET_RE = re.compile(r"(?<=[.!?\"”’')])[ \t]+[-*•][ \t]+(?=[\"“(]?[A-Z0-9])|^[ \t]*[-*•][ \t]+", re.MULTILINE)
 _ANGLE_RE = re.compile(r"<([^<>\n]{1,100})>")
 _STRAY_ANGLE_RE = re.compile(r"\s*[<>]+\s*")
 
@@ -88,7 +91,7 @@ def _clean_paragraph(paragraph: str) -> str:
 
 def clean_news(raw: str) -> str:
     """Return wire copy without datelines, tickers, sign-offs or hard wraps, one paragraph per line."""
-    paras = paragraphs(_STORY_ID_RE.sub("\n\n", unescape(raw)))
+    paras = paragraphs(_BULLET_RE.sub("\n\n", _STORY_ID_RE.sub("\n\n", unescape(raw))))
     if paras:
         paras[0] = _DATELINE_RE.sub("", paras[0], count=1)
     cleaned: list[str] = []

@@ -30,6 +30,10 @@ ARGUMENT_POS = frozenset({"NOUN", "PROPN"})
 UNIT_WORDS = frozenset({"ct", "cts", "dlr", "dlrs", "pct", "mln", "billion", "bln", "shr", "shrs", "vs", "qtr",
                         "revs", "avg", "tonne", "tonnes", "pence", "stg", "percent", "percentage", "point", "points",
                         "bps", "gmt", "edt", "est", "bst", "cet", "jst"})
+# Currencies: with a number they are an amount ("for 984 million euros"), without one a participant ("the euro rose").
+CURRENCY_WORDS = frozenset({"euro", "dollar", "yen", "pound", "franc", "yuan", "renminbi", "rupee", "peso", "won", "krona",
+                            "krone", "crown", "rouble", "ruble", "lira", "rand", "ringgit", "baht", "shekel", "dinar",
+                            "riyal", "dirham", "real", "zloty", "forint", "rupiah", "cent", "penny", "guilder", "mark"})
 # Common nouns that only say when: "in calendar 2001", "the first half", "for the first time" (dates are skipped by label).
 TIME_NOUNS = frozenset({"calendar", "year", "quarter", "month", "week", "weekend", "day", "hour", "minute", "period",
                         "half", "season", "decade", "century", "morning", "afternoon", "evening", "night", "time"})
@@ -151,6 +155,8 @@ def argument_of(head: Token) -> Argument | None:
         if norm and not _is_amount(words):
             entity_type = company_type(words, None)
             return Argument(head, norm, " ".join(words), entity_type or UNKNOWN_TYPE, True)
+    if head.lemma_.lower() in CURRENCY_WORDS and any(c.like_num or c.dep_ in {"nummod", "quantmod"} for c in head.lefts):
+        return None
     # A common noun keeps its compound modifiers; its head is lemmatised so "headaches" meets "headache".
     compounds = [c for c in head.lefts if c.dep_ == "compound"]
     words = [c.text for c in compounds] + [head.lemma_ if head.pos_ == "NOUN" else head.text]

@@ -38,7 +38,7 @@ IDIOMS = frozenset({
     ("in", "exchange"), ("at", "least"), ("at", "most"), ("in", "total"), ("in", "all"), ("for", "example"),
     ("for", "instance"), ("in", "interview"), ("in", "statement"), ("at", "moment"), ("in", "process"),
     ("in", "meantime"), ("on", "day"), ("by", "way"), ("in", "need"), ("at", "risk"), ("in", "talk"),
-    ("in", "cash"), ("as", "part"), ("in", "row"),
+    ("in", "cash"), ("as", "part"), ("in", "row"), ("at", "option"), ("by", "comparison"),
 })
 # Prepositions of comparison, role or concession: their noun is set beside the subject, not acted on.
 _FRAMING_PREPOSITIONS = frozenset({"like", "unlike", "as", "besides", "despite", "among", "amid"})

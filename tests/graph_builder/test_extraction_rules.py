@@ -309,3 +309,10 @@ def test_the_subject_of_a_reported_clause_is_not_the_verbs_object() -> None:
     triples = _triples("Samaras promised his administration would soon agree about 11.5 billion euros in cuts.")
     assert not any(o == "administration" for _, _, o in triples)
     assert ("acme corp", "(tell.1,tell.2)", "investor") in _triples("Acme Corp told investors it would sell the unit.")
+
+
+def test_an_amount_of_currency_is_no_argument() -> None:
+    triples = _triples("BC Partners Ltd bought Hyatt Regency for 984 million euros in 2006.")
+    assert ("bc partners ltd", "(buy.1,buy.2)", "hyatt regency") in triples
+    assert not any("euro" in o for _, _, o in triples)
+    assert ("italy", "(issue.1,issue.2)", "bond") in _triples("Italy issued 5 billion euros of bonds on Monday.")

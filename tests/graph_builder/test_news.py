@@ -29,6 +29,11 @@ from graph_builder.news import clean_news
     # a story reference ends its sentence, with or without a full stop, and leaves no argument behind
     ("Acme set the timing<ID:nN25172621> Widget shares fell.", "Acme set the timing\nWidget shares fell."),
     ("For details see [ID:nN24244742]. Widget rose.", "For details see\nWidget rose."),
+    ("Acme said so ID:nPEK67859. Widget rose.", "Acme said so\nWidget rose."),
+    # list items glued to the sentence before them, and a lower-case sign-off
+    ("Acme fell. - Widget bought Gizmo. * Bolt rose.", "Acme fell.\nWidget bought Gizmo.\nBolt rose."),
+    ("Profit rose 5 - 6 pct. Sales - which fell - rose.", "Profit rose 5 - 6 pct. Sales - which fell - rose."),
+    ("Acme will be represented by Widget Inc. reuter", "Acme will be represented by Widget Inc."),
 ])
 def test_clean_news_drops_tickers_and_subheads(raw: str, clean: str) -> None:
     assert clean_news(raw) == clean
