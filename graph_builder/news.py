@@ -47,9 +47,12 @@ _REUTER_SIGNOFF_RE = re.compile(r"\s*\b(?:Reuter|reuter|REUTER)\s*$")
 # A story reference (`<ID:nN25172621>`, `[ID:nL04695113]`) often ends a sentence without a full stop: it becomes a
 # paragraph break (with the stop after it, if any).
 _STORY_ID_RE = re.compile(r"\s*(?:<ID:[^<>\s]{1,40}>|\[ID:[^\[\]\s]{1,40}\]|\bID:n[A-Za-z0-9]{5,20}\b)\s*[.;]?\s*")
-# A list item glued to the sentence before it ("... its debt. - BC Partners bought ...", "... Saturday. * Ping An
-# said ..."): the bullet becomes a paragraph break.
-_BULLET_RE = re.compile(r"(?<=[.!?\"”’')])[ \t]+[-*•][ \t]+(?=[\"“(]?[A-Z0-9])|^[ \t]*[-*•][ \t]+", re.MULTILINE)
+# A list item glued to the text before it ("... its debt. - BC Partners bought ...", "... Micron Technology Inc * Anne
+# Mulcahy, CEO, Xerox"): the bullet becomes a paragraph break (a dash only after a sentence end).
+_BULLET_RE = re.compile(r"(?<=[.!?\"”’')])[ \t]+-[ \t]+(?=[\"“(]?[A-Z0-9])|[ \t]+[*•][ \t]+(?=[\"“(]?[A-Z0-9])"
+                        r"|^[ \t]*[-*•][ \t]+", re.MULTILINE)
+# Reuters-21578 writes an ampersand as "and": "S and P", "AT and T", "Standard and Poor's" are one name each.
+_AND_NAME_RE = re.compile(r"(?<![Cc]lass )(?<![Ss]eries )\b([A-Z]{1,2}) and ([A-Z]{1,2})\b(?!\.[A-Za-z]|['’])|\b(Standard) and (Poor's)")
 _ANGLE_RE = re.compile(r"<([^<>\n]{1,100})>")
 _STRAY_ANGLE_RE = re.compile(r"\s*[<>]+\s*")
 
@@ -79,7 +82,13 @@ def _drop_subhead(match: re.Match[str]) -> str:
     return match.group(1) if letters >= 8 else match.group(0)
 
 
+def _ampersand(match: re.Match[str]) -> str:
+    left, right = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    return f"{left}&{right}" if match.group(1) else f"{left} & {right}"
+
+
 def _clean_paragraph(paragraph: str) -> str:
+    paragraph = _AND_NAME_RE.sub(_ampersand, paragraph)
     paragraph = _ANGLE_RE.sub(r"\1", paragraph)
     paragraph = _STRAY_ANGLE_RE.sub(" ", paragraph)
     paragraph = _TICKER_RE.sub("", paragraph)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from spacy.tokens import Span, Token
@@ -106,8 +108,14 @@ def company_type(words: list[str], entity_type: str | None) -> str | None:
     return entity_type
 
 
+# Credit ratings are values, like amounts: "cut the debt to CCC-minus", "rated B-3", "Aa2".
+_RATING_RE = re.compile(r"^(?:aaa|aa|a|bbb|bb|b|ccc|cc|c|d|baa|ba|caa|ca)(?:[-+]|-?[123])?(?:\s*-?\s*(?:minus|plus))?$")
+
+
 def _is_amount(words: list[str]) -> bool:
     tokens = [w.lower().strip(".,") for w in words]
+    if len(tokens) <= 3 and _RATING_RE.match(" ".join(tokens).replace(" - ", "-")):
+        return True
     return all(t in UNIT_WORDS or not any(ch.isalpha() for ch in t) for t in tokens)
 
 

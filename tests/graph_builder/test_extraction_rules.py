@@ -316,3 +316,10 @@ def test_an_amount_of_currency_is_no_argument() -> None:
     assert ("bc partners ltd", "(buy.1,buy.2)", "hyatt regency") in triples
     assert not any("euro" in o for _, _, o in triples)
     assert ("italy", "(issue.1,issue.2)", "bond") in _triples("Italy issued 5 billion euros of bonds on Monday.")
+
+
+def test_a_credit_rating_is_no_argument() -> None:
+    triples = _triples("S&P cut First Amarillo's debt to CCC-minus from B-minus.")
+    assert ("s&p", "(cut.1,cut.2)", "debt") in triples
+    assert not any("ccc" in o or "minus" in o for _, _, o in triples)
+    assert ("acme corp", "(buy.1,buy.stake.in.2)", "bb capital") in _triples("Acme Corp bought a stake in BB Capital.")

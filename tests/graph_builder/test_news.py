@@ -32,8 +32,12 @@ from graph_builder.news import clean_news
     ("Acme said so ID:nPEK67859. Widget rose.", "Acme said so\nWidget rose."),
     # list items glued to the sentence before them, and a lower-case sign-off
     ("Acme fell. - Widget bought Gizmo. * Bolt rose.", "Acme fell.\nWidget bought Gizmo.\nBolt rose."),
+    ("Jane Roe, CEO, Acme Inc * John Doe, CEO, Widget Inc", "Jane Roe, CEO, Acme Inc\nJohn Doe, CEO, Widget Inc"),
     ("Profit rose 5 - 6 pct. Sales - which fell - rose.", "Profit rose 5 - 6 pct. Sales - which fell - rose."),
     ("Acme will be represented by Widget Inc. reuter", "Acme will be represented by Widget Inc."),
+    # Reuters-21578's "and" for an ampersand inside a name
+    ("S and P cut AT and T. Standard and Poor's agreed.", "S&P cut AT&T. Standard & Poor's agreed."),
+    ("The class A and B shares rose. The U.S. and U.K. agreed.", "The class A and B shares rose. The U.S. and U.K. agreed."),
 ])
 def test_clean_news_drops_tickers_and_subheads(raw: str, clean: str) -> None:
     assert clean_news(raw) == clean
