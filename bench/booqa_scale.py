@@ -21,7 +21,8 @@ Stages, each in a child process (`python -m service ...`, the `egqa` CLI, with t
              service's RSS and CPU are sampled from /proc meanwhile; --resamples 0 by default (no bootstrap
              intervals, as the paper; the CLI's default is 1000)
   in-process ScoringEngine.judge on the same propositions in batches of the same size (the baseline of
-             "HTTP rate / in-process rate"), scores checked equal to the HTTP ones
+             "HTTP rate / in-process rate"); every HTTP score is checked to be the in-process score as the API
+             writes it (service.schemas.significant: 6 significant digits), and a mismatch fails the run
 Wall time, CPU time and peak RSS come from each child's own rusage (os.wait4). Figures go to stdout, a
 Markdown table to <work>/results.md and everything to <work>/results.json (both rewritten after every stage);
 stage logs to <work>/logs/.
@@ -36,7 +37,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -396,10 +397,15 @@ class Bench:
         for run in result["runs"]:  # the child saves after each run: a killed child keeps the runs it finished
             scorers = run["scorers"]
             rate = run["propositions"] * len(scorers) / run["seconds"]
+            if run["agree"] != run["compared"]:
+                self.failures.append(f"HTTP scores of {run['name']}: {run['compared'] - run['agree']:,} of "
+                                     f"{run['compared']:,} are not the in-process ones to 6 significant digits; "
+                                     f"first: {run['mismatches'][0]} (more under 'mismatches' in {result_path})")
             self.add(Stage(f"inprocess-{run['name']}", f"in-process judge: {run['name']}", run["seconds"],
                            run["cpu"], peak, rate, "props/s",
-                           note=f"{run['propositions']:,} propositions; scores equal to HTTP: {run['agree']:,}/"
-                           f"{run['compared']:,}; peak RSS of the whole child (load {result['load_seconds']:.1f} s)"))
+                           note=f"{run['propositions']:,} propositions; HTTP scores equal to these to the API's 6 "
+                           f"significant digits: {run['agree']:,}/{run['compared']:,}; peak RSS of the whole child "
+                           f"(load {result['load_seconds']:.1f} s)"))
         if failure:
             self.failures.append(f"in-process baseline ({label}): {failure}")
             print(f"in-process baseline failed: {failure}", flush=True)
@@ -581,6 +587,27 @@ def run_before(bench: Bench, ref: str) -> list[Stage]:
 
 # -- children ---------------------------------------------------------------------------------------
 
+MISMATCHES_KEPT = 20  # disagreeing entries saved per run, with both scores, to diff the two paths by hand
+
+
+def score_mismatches(scorer: str, ids: Sequence[str], scores: Sequence[float],
+                     http: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The entries whose score over HTTP is not the in-process score as the API writes it, with both scores.
+
+    The API sends scores to 6 significant digits (service.schemas.significant, applied here, not copied):
+    a served score agrees when it is exactly that rounding of the in-process one, so the check allows the
+    API's rounding (at most half a unit in the 6th significant digit) and nothing more."""
+    from service.schemas import significant
+
+    out = []
+    for entry, score in zip(ids, scores, strict=True):
+        served = float(http[entry][scorer])
+        if significant(score) != served:
+            out.append({"id": entry, "scorer": scorer, "in_process": score, "as_served": significant(score),
+                        "http": served})
+    return out
+
+
 def child_generate(spec_json: str, out: str) -> None:
     """Child: generate the corpus."""
     generate_booqa(CorpusSpec(**orjson.loads(spec_json)), Path(out))
@@ -614,17 +641,19 @@ def child_inprocess(config_json: str) -> None:
         for line in (Path(run["http"]) / "scores.jsonl").read_bytes().splitlines():
             item = orjson.loads(line)
             http[item["id"]] = item
-        t, cpu = time.perf_counter(), time.process_time()
-        agree = 0
+        t, cpu_start = time.perf_counter(), time.process_time()
+        by_scorer: dict[str, list[float]] = {}
         for scorer in run["scorers"]:
             scores = []
             for i in range(0, len(inputs), size):
                 scores += [a.score for a in engine.judge(inputs[i:i + size], Options(scorer, top_k=0))]
-            # The service rounds scores to 6 decimals (service.schemas.answer_out).
-            agree += sum(round(s, 6) == float(http[i][scorer]) for i, s in zip(ids, scores, strict=True))
+            by_scorer[scorer] = scores
+        seconds, cpu = time.perf_counter() - t, time.process_time() - cpu_start  # judging only, not the check
+        mismatches = [m for scorer, scores in by_scorer.items() for m in score_mismatches(scorer, ids, scores, http)]
+        compared = len(inputs) * len(run["scorers"])
         runs.append({"name": run["name"], "scorers": run["scorers"], "propositions": len(inputs),
-                     "seconds": time.perf_counter() - t, "cpu": time.process_time() - cpu, "agree": agree,
-                     "compared": len(inputs) * len(run["scorers"])})
+                     "seconds": seconds, "cpu": cpu, "agree": compared - len(mismatches), "compared": compared,
+                     "mismatches": mismatches[:MISMATCHES_KEPT]})
         # Saved after every run: a child killed later keeps the runs it finished.
         Path(config["out"]).write_bytes(orjson.dumps({"load_seconds": load_seconds, "runs": runs}))
     engine.store.close()

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from bench.booqa_scale import Bench, Stage, parse_args, ratio
+from bench.booqa_scale import Bench, Stage, parse_args, ratio, score_mismatches
 from bench.synthetic import BENCHMARK_FILE, STATS_FILE, TRIPLES_DIR, CorpusSpec, cached, generate_booqa
 from benchmark.build import read_jsonl
 from graph_builder.triples import dataset_checksum, read_articles, read_triples
@@ -33,6 +33,23 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("tiny")
     generate_booqa(TINY, out, progress=False)
     return out
+
+
+@pytest.fixture(scope="module")
+def tiny_served(tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The tiny corpus as the benchmark serves it: binc and weeds graphs of TRAIN, a SQLite store of TEST."""
+    from graph_builder.graphs.build import BuildParams, build_graphs
+    from retrieval.factory import open_store
+    from retrieval.ingest import index_dataset
+
+    out = tmp_path_factory.mktemp("tiny-served")
+    build_graphs(tiny / TRIPLES_DIR, out / "graphs", BuildParams(measures=("binc", "weeds"), splits=("TRAIN",)),
+                 progress=False)
+    url = f"sqlite:///{out / 'evidence.db'}"
+    store = open_store(url)
+    index_dataset(tiny / TRIPLES_DIR, store, splits=("TEST",))
+    store.close()
+    return out / "graphs", url
 
 
 @pytest.fixture(scope="module")
@@ -144,20 +161,16 @@ def test_evaluation_period_is_not_in_the_training_part(tiny: Path) -> None:
     assert dev and test_split and max(dev) < min(test_split)
 
 
-def test_the_engine_finds_the_planted_evidence(tiny: Path, tmp_path: Path) -> None:
+def test_the_engine_finds_the_planted_evidence(tiny: Path, tiny_served: tuple[Path, str]) -> None:
     """Index the TEST period, build TRAIN graphs, judge every proposition: the evidence counts the engine sees
     are the planted ones (capped by its max_evidence), and positives beat their negatives far more often than not."""
-    from graph_builder.graphs.build import BuildParams, build_graphs
     from graph_builder.graphs.graphset import GraphSet
     from retrieval.factory import open_store
-    from retrieval.ingest import index_dataset
     from service.engine import HypothesisInput, Options, ScoringEngine
 
-    build_graphs(tiny / TRIPLES_DIR, tmp_path / "graphs", BuildParams(measures=("binc",), splits=("TRAIN",)),
-                 progress=False)
-    store = open_store(f"sqlite:///{tmp_path / 'evidence.db'}")
-    index_dataset(tiny / TRIPLES_DIR, store, splits=("TEST",))
-    engine = ScoringEngine(GraphSet.load(tmp_path / "graphs"), store)
+    graphs, url = tiny_served
+    store = open_store(url)
+    engine = ScoringEngine(GraphSet.load(graphs), store)
     entries = read_jsonl(tiny / BENCHMARK_FILE)
     answers = engine.judge([HypothesisInput(**{k: v for k, v in entry_query(e).items()
                                                if k != "exclude_sentence_ids"},
@@ -175,6 +188,53 @@ def test_the_engine_finds_the_planted_evidence(tiny: Path, tmp_path: Path) -> No
                 wins += answers[i].score > answers[j].score
                 losses += answers[i].score < answers[j].score
     assert wins > 2 * losses  # the labels carry signal a graph can find (ties: both 1.0 or both 0)
+
+
+def test_score_check_allows_the_apis_six_significant_digits_and_nothing_more() -> None:
+    """Entry dev-00002-1 of `--scale small` under binc: the engine scores 0.05032953123251597, the API sends
+    0.0503295 (6 significant digits). Rounded to 6 decimals (0.05033) the two looked different."""
+    ids = ["dev-00002-1", "big", "tiny", "zero", "one"]
+    in_process = [0.05032953123251597, 0.123456789, 1.23456789e-7, 0.0, 1.0]
+    served = {"dev-00002-1": 0.0503295, "big": 0.123457, "tiny": 1.23457e-7, "zero": 0.0, "one": 1.0}
+    http = {entry: {"binc": score} for entry, score in served.items()}
+    assert score_mismatches("binc", ids, in_process, http) == []
+    # One unit off in the 6th significant digit is a real difference between the two paths.
+    http["dev-00002-1"] = {"binc": 0.0503296}
+    http["tiny"] = {"binc": 0.0}  # what 6 decimals would make of it: the API keeps it
+    assert score_mismatches("binc", ids, in_process, http) == [
+        {"id": "dev-00002-1", "scorer": "binc", "in_process": 0.05032953123251597, "as_served": 0.0503295,
+         "http": 0.0503296},
+        {"id": "tiny", "scorer": "binc", "in_process": 1.23456789e-7, "as_served": 1.23457e-7, "http": 0.0}]
+
+
+def test_scores_over_the_api_are_the_engines_to_six_significant_digits(tiny: Path,
+                                                                      tiny_served: tuple[Path, str]) -> None:
+    """The benchmark's check on the real API: a batch as `egqa evaluate` sends it, against the in-process engine
+    with the service's settings; scores below 0.1 (where decimals and significant digits part) are among them."""
+    from fastapi.testclient import TestClient
+
+    from service.app import create_app, open_engine
+    from service.engine import HypothesisInput, Options
+    from service.settings import Settings
+
+    graphs, url = tiny_served
+    settings = Settings(graphs_dir=graphs, store_url=url, lm=False)
+    entries = read_jsonl(tiny / BENCHMARK_FILE)[:300]
+    ids = [str(e["id"]) for e in entries]
+    engine = open_engine(settings)
+    inputs = [HypothesisInput(**{k: v for k, v in entry_query(e).items() if k != "exclude_sentence_ids"},
+                              exclude_sentence_ids=tuple(entry_query(e)["exclude_sentence_ids"])) for e in entries]
+    with TestClient(create_app(settings)) as client:
+        for scorer in ("binc", "weeds", "exact"):
+            response = client.post("/v1/query/batch", json={"queries": [entry_query(e) for e in entries],
+                                                            "scorer": scorer, "top_k": 0})
+            assert response.status_code == 200
+            http = {entry: {scorer: r["score"]} for entry, r in zip(ids, response.json()["results"], strict=True)}
+            scores = [a.score for a in engine.judge(inputs, Options(scorer, top_k=0))]
+            assert score_mismatches(scorer, ids, scores, http) == [], scorer
+            if scorer != "exact":
+                assert sum(0.0 < s < 0.1 and round(s, 6) != http[i][scorer] for i, s in zip(ids, scores)) > 0
+    engine.store.close()
 
 
 def test_command_line_presets_and_overrides() -> None:
