@@ -111,10 +111,11 @@ def test_health_answers_while_a_huge_batch_is_refused(reuters_build: Build, engi
         result: dict[str, Any] = {}
 
         def send() -> None:
+            began = time.monotonic()
             big = http.client.HTTPConnection(host, port, timeout=60)
             big.request("POST", "/v1/query/batch", body=body, headers={"content-type": "application/json"})
             answer = big.getresponse()
-            result.update(status=answer.status, body=json.loads(answer.read()))
+            result.update(status=answer.status, body=json.loads(answer.read()), seconds=time.monotonic() - began)
 
         sender = threading.Thread(target=send)
         sender.start()
@@ -127,7 +128,10 @@ def test_health_answers_while_a_huge_batch_is_refused(reuters_build: Build, engi
             worst = max(worst, time.monotonic() - start)
         sender.join()
     assert result["status"] == 413 and "limit is 1000" in result["body"]["error"]["message"]
-    assert worst < 0.5, f"/health waited {worst:.2f} s while the batch was decoded"
+    # A blocked event loop makes /health wait for the whole decode; a loaded machine slows both alike, so the wait is
+    # judged against the batch's own time as well as in seconds.
+    assert worst < 0.5 or worst < 0.25 * result["seconds"], \
+        f"/health waited {worst:.2f} s while the batch took {result['seconds']:.2f} s to be refused"
 
 
 # -- 8. messages that say what to fix -----------------------------------------------------------------------
