@@ -49,7 +49,7 @@ _REUTER_SIGNOFF_RE = re.compile(r"\s*\b(?:Reuter|reuter|REUTER)\s*$")
 _STORY_ID_RE = re.compile(r"\s*(?:<ID:[^<>\s]{1,40}>|\[ID:[^\[\]\s]{1,40}\]|\bID:n[A-Za-z0-9]{5,20}\b)\s*[.;]?\s*")
 # A list item glued to the text before it ("... its debt. - BC Partners bought ...", "... Micron Technology Inc * Anne
 # Mulcahy, CEO, Xerox"): the bullet becomes a paragraph break (a dash only after a sentence end).
-_BULLET_RE = re.compile(r"(?<=[.!?\"”’')])[ \t]+-[ \t]+(?=[\"“(]?[A-Z0-9])|[ \t]+[*•][ \t]+(?=[\"“(]?[A-Z0-9])"
+_BULLET_RE = re.compile(r"(?<=[.!?])[ \t]+-[ \t]+(?=[\"“(]?[A-Z0-9])|[ \t]+[*•][ \t]+(?=[\"“(]?[A-Z0-9])"
                         r"|^[ \t]*[-*•][ \t]+", re.MULTILINE)
 # Reuters-21578 writes an ampersand as "and": "S and P", "AT and T", "Standard and Poor's" are one name each.
 _AND_NAME_RE = re.compile(r"(?<![Cc]lass )(?<![Ss]eries )\b([A-Z]{1,2}) and ([A-Z]{1,2})\b(?!\.[A-Za-z]|['’])|\b(Standard) and (Poor's)")

@@ -33,6 +33,8 @@ from graph_builder.news import clean_news
     # list items glued to the sentence before them, and a lower-case sign-off
     ("Acme fell. - Widget bought Gizmo. * Bolt rose.", "Acme fell.\nWidget bought Gizmo.\nBolt rose."),
     ("Jane Roe, CEO, Acme Inc * John Doe, CEO, Widget Inc", "Jane Roe, CEO, Acme Inc\nJohn Doe, CEO, Widget Inc"),
+    # a dateline's dash is no bullet
+    ("LONDON  (Reuters) - Acme Corp ( ACME.N ) rose. - Widget fell.", "Acme Corp rose.\nWidget fell."),
     ("Profit rose 5 - 6 pct. Sales - which fell - rose.", "Profit rose 5 - 6 pct. Sales - which fell - rose."),
     ("Acme will be represented by Widget Inc. reuter", "Acme will be represented by Widget Inc."),
     # Reuters-21578's "and" for an ampersand inside a name
