@@ -20,7 +20,7 @@ def reuters_dir() -> Path:
     return REUTERS
 
 
-SLICE = ("reut2-000.sgm", "reut2-001.sgm")  # 1,875 articles (1,853 distinct cleaned texts), 1987-02-26 .. 1987-03-04
+SLICE = ("reut2-000.sgm", "reut2-001.sgm")  # 1,875 articles (1,845 distinct cleaned texts), 1987-02-26 .. 1987-03-04
 
 
 @dataclass(frozen=True)
