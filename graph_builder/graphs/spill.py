@@ -1,0 +1,228 @@
+"""Counting bounded in memory: partial counts spilled to on-disk hash partitions, cut, then read graph by graph.
+
+`count_matrices` merges every shard's partial counts into one table of all distinct (graph, node, feature)
+cells, so its memory follows the input. Here each chunk's partial counts go to disk (Arrow IPC files, no
+pickles), split by a hash of (graph, argument pair): every cell of one argument pair of one graph lands in
+one partition, so the first cutoff (distinct predicates per argument pair) is decided one partition at a
+time. The second (surviving argument pairs per predicate) needs only a per-node total, summed over the
+partitions. The cells that pass the first cutoff are written again, grouped by graph, and each graph's
+matrices are assembled from its own groups only, one graph at a time, by `counts.graph_counts`: the same
+function `count_matrices` uses, so both give the same matrices.
+
+Memory is then one chunk's partial counts, one partition's cells, the per-node totals and one graph's
+cells past the first cutoff (what scoring that graph needs anyway), not the whole input.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.ipc as ipc
+from tqdm import tqdm
+
+from graph_builder.errors import InputError
+from graph_builder.graphs.counts import (CELL_KEYS, COUNT_SCHEMA, SENTENCE_SCHEMA, Counts, CountParams, GraphCounts,
+                                         IntArray, dense_rank, graph_counts, group_bounds, names_of, text_hashes)
+
+# Cells past the first cutoff, with their clean count (distinct sentences).
+SURVIVOR_SCHEMA = COUNT_SCHEMA.append(pa.field("clean", pa.int64()))
+NODE_TOTAL_SCHEMA = pa.schema([("graph", pa.string()), ("node", pa.string()), ("kept", pa.int64())])
+# lz4: spilled files are written once and read once; it halves them for little CPU.
+IPC_OPTIONS = ipc.IpcWriteOptions(compression="lz4")
+
+# Where a group of rows was spilled: the file and the numbers of its record batches there.
+Refs = list[tuple[Path, list[int]]]
+# A file's record batches per group code (partition, or graph within a partition).
+BatchIndex = dict[int, list[int]]
+
+
+def partition_of(cells: pa.Table, partitions: int) -> IntArray:
+    """Return the partition of each cell: a hash of its graph and argument pair (feature) modulo `partitions`."""
+    if partitions == 1:
+        return np.zeros(cells.num_rows, dtype=np.int64)
+    mixed = (text_hashes(cells["feature"]).to_numpy().view(np.uint64)
+             ^ text_hashes(cells["graph"]).to_numpy().view(np.uint64))
+    return (mixed % np.uint64(partitions)).astype(np.int64)
+
+
+def write_groups(path: Path, table: pa.Table, codes: IntArray) -> BatchIndex:
+    """Write a table whose rows are sorted by `codes` to an Arrow IPC file; return code -> its batch numbers."""
+    index: BatchIndex = {}
+    written = 0
+    with ipc.new_file(str(path), table.schema, options=IPC_OPTIONS) as writer:
+        for lo, hi in group_bounds(codes):
+            batches = [b for b in table.slice(lo, hi - lo).to_batches() if b.num_rows]
+            for batch in batches:
+                writer.write_batch(batch)
+            index[int(codes[lo])] = list(range(written, written + len(batches)))
+            written += len(batches)
+    return index
+
+
+def read_groups(refs: Refs, schema: pa.Schema) -> pa.Table:
+    """Read spilled record batches into memory (not memory-mapped: what counting holds shows as its RSS)."""
+    batches: list[pa.RecordBatch] = []
+    for path, numbers in refs:
+        with pa.OSFile(str(path)) as handle:
+            reader = ipc.open_file(handle)
+            batches.extend(reader.get_batch(i) for i in numbers)
+    return pa.Table.from_batches(batches, schema)
+
+
+def _sorted_by(codes: IntArray) -> tuple[IntArray, IntArray]:
+    order = np.argsort(codes, kind="stable")
+    return order, codes[order]
+
+
+def _cell_positions(hashes: IntArray, wanted: IntArray) -> IntArray:
+    """Return, for each wanted cell hash, the row of `hashes` holding it (hashes must be unique)."""
+    by_hash = np.argsort(hashes, kind="stable")
+    sorted_hash = hashes[by_hash]
+    if sorted_hash.size > 1 and bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):
+        raise InputError("two count cells share a 64-bit hash; this build cannot tell them apart")
+    return by_hash[np.searchsorted(sorted_hash, wanted)]
+
+
+@dataclass
+class _GraphBefore:
+    nodes: int = 0
+    features: int = 0
+
+
+@dataclass
+class CountSpill:
+    """Partial counts spilled to `folder` in `partitions` hash partitions; `add` each chunk, then `cut`,
+    then iterate `graphs()`. The caller owns the folder (a temporary directory removed on any exit)."""
+
+    folder: Path
+    partitions: int
+    params: CountParams = CountParams()
+    chunks: list[tuple[Path, BatchIndex, Path, BatchIndex]] = field(default_factory=list, init=False)
+    survivors: dict[str, tuple[Refs, Refs]] = field(default_factory=dict, init=False)
+    before: dict[str, _GraphBefore] = field(default_factory=dict, init=False)
+    kept_nodes: dict[str, pa.Array] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        if self.partitions < 1:
+            raise InputError(f"partitions must be at least 1, got {self.partitions}")
+        (self.folder / "chunks").mkdir(parents=True, exist_ok=True)
+        (self.folder / "survivors").mkdir(parents=True, exist_ok=True)
+
+    def add(self, counts: Counts) -> None:
+        """Spill one chunk's partial counts, its cells and (cell, sentence) pairs split by partition."""
+        if counts.num_rows == 0:
+            return
+        cells = counts.cells
+        part = partition_of(cells, self.partitions)
+        order, part = _sorted_by(part)
+        cells = cells.take(pa.array(order))
+        hashes = cells["cell"].to_numpy()
+        pair_part = part[_cell_positions(hashes, counts.sentences["cell"].to_numpy())]
+        pair_order, pair_part = _sorted_by(pair_part)
+        pairs = counts.sentences.take(pa.array(pair_order))
+        n = len(self.chunks)
+        cell_path = self.folder / "chunks" / f"cells-{n:06d}.arrow"
+        pair_path = self.folder / "chunks" / f"pairs-{n:06d}.arrow"
+        self.chunks.append((cell_path, write_groups(cell_path, cells, part),
+                            pair_path, write_groups(pair_path, pairs, pair_part)))
+
+    def cut(self, progress: bool = False) -> None:
+        """Merge each partition, apply both cutoffs' bookkeeping and spill the first cutoff's survivors by graph."""
+        totals = NODE_TOTAL_SCHEMA.empty_table()
+        refs: dict[str, tuple[Refs, Refs]] = {}
+        for p in tqdm(range(self.partitions), desc="cutting count partitions", unit="partition",
+                      disable=not progress):
+            cells = read_groups([(c, ci[p]) for c, ci, _, _ in self.chunks if p in ci], COUNT_SCHEMA)
+            if cells.num_rows == 0:
+                continue
+            pairs = read_groups([(s, si[p]) for _, _, s, si in self.chunks if p in si], SENTENCE_SCHEMA)
+            totals = self._cut_partition(p, cells, pairs, totals, refs)
+            del cells, pairs
+        shutil.rmtree(self.folder / "chunks")
+        self.chunks.clear()
+        self.survivors = refs
+        totals = totals.sort_by([("graph", "ascending")])
+        graphs = totals["graph"].combine_chunks()
+        kept = pc.greater_equal(totals["kept"], self.params.min_pairs_per_predicate)
+        for lo, hi in group_bounds(dense_rank(totals["graph"])):
+            name = graphs[lo].as_py()
+            self.before.setdefault(name, _GraphBefore()).nodes = hi - lo
+            nodes = totals["node"].slice(lo, hi - lo).filter(kept.slice(lo, hi - lo))
+            if len(nodes):
+                self.kept_nodes[name] = nodes.combine_chunks()
+
+    def _cut_partition(self, p: int, cells: pa.Table, pairs: pa.Table, totals: pa.Table,
+                       refs: dict[str, tuple[Refs, Refs]]) -> pa.Table:
+        cells = cells.group_by(CELL_KEYS).aggregate([("count", "sum")]).rename_columns(
+            {"count_sum": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
+        pairs = pairs.group_by(["cell", "sentence"]).aggregate([]).select(SENTENCE_SCHEMA.names).cast(SENTENCE_SCHEMA)
+        pair_cell = _cell_positions(cells["cell"].to_numpy(), pairs["cell"].to_numpy())
+        clean = np.bincount(pair_cell, minlength=cells.num_rows)
+        g = dense_rank(cells["graph"])
+        ft = dense_rank(cells["feature"])
+        fkey = g * (int(ft.max()) + 1) + ft
+        _, first, inverse, per_feature = np.unique(fkey, return_index=True, return_inverse=True, return_counts=True)
+        graph_names = names_of(cells["graph"], g)
+        for gid, n_features in enumerate(np.bincount(g[first], minlength=len(graph_names)).tolist()):
+            self.before.setdefault(graph_names[gid], _GraphBefore()).features += n_features
+        # Cells are unique per (node, feature), so cells per feature = its distinct predicates.
+        keep = per_feature[inverse] >= self.params.min_predicates_per_pair
+        part_totals = pa.table({"graph": cells["graph"], "node": cells["node"],
+                                "kept": pa.array(keep.astype(np.int64))})
+        totals = pa.concat_tables([totals, part_totals]).group_by(["graph", "node"]).aggregate(
+            [("kept", "sum")]).rename_columns({"kept_sum": "kept"}).select(NODE_TOTAL_SCHEMA.names)
+        idx = np.flatnonzero(keep)
+        if idx.size == 0:
+            return totals
+        idx = idx[np.argsort(g[idx], kind="stable")]
+        kept_cells = cells.take(pa.array(idx)).append_column("clean", pa.array(clean[idx]))
+        pair_keep = keep[pair_cell]
+        pair_graph = g[pair_cell[pair_keep]]
+        pair_order, pair_graph = _sorted_by(pair_graph)
+        kept_pairs = pairs.filter(pa.array(pair_keep)).take(pa.array(pair_order))
+        cell_path = self.folder / "survivors" / f"cells-{p:06d}.arrow"
+        pair_path = self.folder / "survivors" / f"pairs-{p:06d}.arrow"
+        cell_index = write_groups(cell_path, kept_cells, g[idx])
+        pair_index = write_groups(pair_path, kept_pairs, pair_graph)
+        for gid, batches in cell_index.items():
+            cell_refs, pair_refs = refs.setdefault(graph_names[gid], ([], []))
+            cell_refs.append((cell_path, batches))
+            if gid in pair_index:
+                pair_refs.append((pair_path, pair_index[gid]))
+        return totals
+
+    @property
+    def nodes(self) -> int:
+        """Nodes that pass both cutoffs, over every graph (known after `cut`)."""
+        return sum(len(v) for v in self.kept_nodes.values())
+
+    def graphs(self) -> Iterator[GraphCounts]:
+        """Yield the count matrices of every graph that survives the cutoffs, in graph-name order, one at a time."""
+        for name in sorted(self.kept_nodes):
+            yield self._graph(name)  # not bound to a local: the generator keeps no graph alive once yielded
+
+    def _graph(self, name: str) -> GraphCounts:
+        cell_refs, pair_refs = self.survivors[name]
+        cells = read_groups(cell_refs, SURVIVOR_SCHEMA)
+        pairs = read_groups(pair_refs, SENTENCE_SCHEMA)
+        pair_cell = _cell_positions(cells["cell"].to_numpy(), pairs["cell"].to_numpy())
+        keep = pc.is_in(cells["node"], value_set=self.kept_nodes[name]).to_numpy(zero_copy_only=False)
+        idx = np.flatnonzero(keep)
+        position = np.full(cells.num_rows, -1, dtype=np.int64)
+        position[idx] = np.arange(idx.size)
+        pair_keep = keep[pair_cell]
+        local = position[pair_cell[pair_keep]]
+        sents = pairs["sentence"].to_numpy()[pair_keep]
+        kept = cells.take(pa.array(idx))
+        del cells, pairs, pair_cell
+        nd = dense_rank(kept["node"])
+        ft = dense_rank(kept["feature"])
+        before = self.before[name]
+        return graph_counts(name, nd, ft, kept["count"].to_numpy(), kept["clean"].to_numpy(),
+                            names_of(kept["node"], nd), (nd[local], ft[local], sents), (before.nodes, before.features))
