@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.graphs.artefacts import StagingDir, check_graph_name, write_graph, write_graphset, write_measure
-from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts, count_matrices,
+from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts,
                                          merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.spill import CountSpill
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
