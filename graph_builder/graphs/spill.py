@@ -32,7 +32,6 @@ from graph_builder.graphs.counts import (CELL_KEYS, COUNT_SCHEMA, SENTENCE_SCHEM
 
 # Cells past the first cutoff, with their clean count (distinct sentences).
 SURVIVOR_SCHEMA = COUNT_SCHEMA.append(pa.field("clean", pa.int64()))
-NODE_TOTAL_SCHEMA = pa.schema([("graph", pa.string()), ("node", pa.string()), ("kept", pa.int64())])
 # lz4: spilled files are written once and read once; it halves them for little CPU.
 IPC_OPTIONS = ipc.IpcWriteOptions(compression="lz4")
 
@@ -85,7 +84,7 @@ def _cell_positions(hashes: IntArray, wanted: IntArray) -> IntArray:
     by_hash = np.argsort(hashes, kind="stable")
     sorted_hash = hashes[by_hash]
     if sorted_hash.size > 1 and bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):
-        raise InputError("two count cells share a 64-bit hash; this build cannot tell them apart")
+        raise InputError(HASH_CLASH)
     return by_hash[np.searchsorted(sorted_hash, wanted)]
 
 
@@ -93,6 +92,32 @@ def _cell_positions(hashes: IntArray, wanted: IntArray) -> IntArray:
 class _GraphBefore:
     nodes: int = 0
     features: int = 0
+
+
+HASH_CLASH = "two count cells share a 64-bit hash; this build cannot tell them apart"
+
+
+@dataclass
+class NodeTotals:
+    """Per node, its cells that passed the first cutoff, summed over partitions: the node as a 64-bit hash of
+    its name with its graph's id, 24 bytes a node whatever its name, sorted by hash."""
+
+    node: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    graph: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    kept: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    def add(self, node: IntArray, graph: IntArray, kept: IntArray) -> None:
+        """Add one partition's cells: each one's node hash, graph id and 1 if it passed the first cutoff."""
+        u, first, inverse = np.unique(node, return_index=True, return_inverse=True)
+        node = np.concatenate([self.node, u])
+        graph = np.concatenate([self.graph, graph[first]])
+        kept = np.concatenate([self.kept, np.bincount(inverse, weights=kept, minlength=u.size).astype(np.int64)])
+        order = np.argsort(node, kind="stable")  # two sorted runs: a merge
+        node, graph, kept = node[order], graph[order], kept[order]
+        start = np.r_[0, np.flatnonzero(np.diff(node)) + 1]
+        if not np.array_equal(np.minimum.reduceat(graph, start), np.maximum.reduceat(graph, start)):
+            raise InputError(HASH_CLASH.replace("count cells", "nodes"))  # a node names its graph
+        self.node, self.graph, self.kept = node[start], graph[start], np.add.reduceat(kept, start)
 
 
 @dataclass
@@ -106,7 +131,8 @@ class CountSpill:
     chunks: list[tuple[Path, BatchIndex, Path, BatchIndex]] = field(default_factory=list, init=False)
     survivors: dict[str, tuple[Refs, Refs]] = field(default_factory=dict, init=False)
     before: dict[str, _GraphBefore] = field(default_factory=dict, init=False)
-    kept_nodes: dict[str, pa.Array] = field(default_factory=dict, init=False)
+    kept_nodes: dict[str, IntArray] = field(default_factory=dict, init=False)  # sorted node hashes per graph
+    graph_ids: dict[str, int] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         if self.partitions < 1:
@@ -134,7 +160,7 @@ class CountSpill:
 
     def cut(self, progress: bool = False) -> None:
         """Merge each partition, apply both cutoffs' bookkeeping and spill the first cutoff's survivors by graph."""
-        totals = NODE_TOTAL_SCHEMA.empty_table()
+        totals = NodeTotals()
         refs: dict[str, tuple[Refs, Refs]] = {}
         for p in tqdm(range(self.partitions), desc="cutting count partitions", unit="partition",
                       disable=not progress):
@@ -142,23 +168,20 @@ class CountSpill:
             if cells.num_rows == 0:
                 continue
             pairs = read_groups([(s, si[p]) for _, _, s, si in self.chunks if p in si], SENTENCE_SCHEMA)
-            totals = self._cut_partition(p, cells, pairs, totals, refs)
+            self._cut_partition(p, cells, pairs, totals, refs)
             del cells, pairs
         shutil.rmtree(self.folder / "chunks")
         self.chunks.clear()
         self.survivors = refs
-        totals = totals.sort_by([("graph", "ascending")])
-        graphs = totals["graph"].combine_chunks()
-        kept = pc.greater_equal(totals["kept"], self.params.min_pairs_per_predicate)
-        for lo, hi in group_bounds(dense_rank(totals["graph"])):
-            name = graphs[lo].as_py()
-            self.before.setdefault(name, _GraphBefore()).nodes = hi - lo
-            nodes = totals["node"].slice(lo, hi - lo).filter(kept.slice(lo, hi - lo))
-            if len(nodes):
-                self.kept_nodes[name] = nodes.combine_chunks()
+        names = {gid: name for name, gid in self.graph_ids.items()}
+        for gid, n_nodes in enumerate(np.bincount(totals.graph, minlength=len(names)).tolist()):
+            self.before.setdefault(names[gid], _GraphBefore()).nodes = n_nodes
+        kept = totals.kept >= self.params.min_pairs_per_predicate
+        for gid in np.unique(totals.graph[kept]).tolist():
+            self.kept_nodes[names[gid]] = totals.node[kept & (totals.graph == gid)]  # sorted, as totals.node
 
-    def _cut_partition(self, p: int, cells: pa.Table, pairs: pa.Table, totals: pa.Table,
-                       refs: dict[str, tuple[Refs, Refs]]) -> pa.Table:
+    def _cut_partition(self, p: int, cells: pa.Table, pairs: pa.Table, totals: NodeTotals,
+                       refs: dict[str, tuple[Refs, Refs]]) -> None:
         cells = cells.group_by(CELL_KEYS).aggregate([("count", "sum")]).rename_columns(
             {"count_sum": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
         pairs = pairs.group_by(["cell", "sentence"]).aggregate([]).select(SENTENCE_SCHEMA.names).cast(SENTENCE_SCHEMA)
@@ -173,13 +196,11 @@ class CountSpill:
             self.before.setdefault(graph_names[gid], _GraphBefore()).features += n_features
         # Cells are unique per (node, feature), so cells per feature = its distinct predicates.
         keep = per_feature[inverse] >= self.params.min_predicates_per_pair
-        part_totals = pa.table({"graph": cells["graph"], "node": cells["node"],
-                                "kept": pa.array(keep.astype(np.int64))})
-        totals = pa.concat_tables([totals, part_totals]).group_by(["graph", "node"]).aggregate(
-            [("kept", "sum")]).rename_columns({"kept_sum": "kept"}).select(NODE_TOTAL_SCHEMA.names)
+        global_ids = np.array([self.graph_ids.setdefault(n, len(self.graph_ids)) for n in graph_names], np.int64)
+        totals.add(text_hashes(cells["node"]).to_numpy(), global_ids[g], keep.astype(np.int64))
         idx = np.flatnonzero(keep)
         if idx.size == 0:
-            return totals
+            return
         idx = idx[np.argsort(g[idx], kind="stable")]
         kept_cells = cells.take(pa.array(idx)).append_column("clean", pa.array(clean[idx]))
         pair_keep = keep[pair_cell]
@@ -195,7 +216,6 @@ class CountSpill:
             cell_refs.append((cell_path, batches))
             if gid in pair_index:
                 pair_refs.append((pair_path, pair_index[gid]))
-        return totals
 
     @property
     def nodes(self) -> int:
@@ -212,7 +232,12 @@ class CountSpill:
         cells = read_groups(cell_refs, SURVIVOR_SCHEMA)
         pairs = read_groups(pair_refs, SENTENCE_SCHEMA)
         pair_cell = _cell_positions(cells["cell"].to_numpy(), pairs["cell"].to_numpy())
-        keep = pc.is_in(cells["node"], value_set=self.kept_nodes[name]).to_numpy(zero_copy_only=False)
+        hashes = text_hashes(cells["node"]).to_numpy()
+        if np.unique(hashes).size != pc.count_distinct(cells["node"]).as_py():
+            raise InputError(HASH_CLASH.replace("count cells", "nodes"))
+        kept_hashes = self.kept_nodes[name]
+        at = np.minimum(np.searchsorted(kept_hashes, hashes), kept_hashes.size - 1)
+        keep = kept_hashes[at] == hashes
         idx = np.flatnonzero(keep)
         position = np.full(cells.num_rows, -1, dtype=np.int64)
         position[idx] = np.arange(idx.size)
