@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
@@ -30,8 +31,10 @@ from graph_builder.errors import InputError
 from graph_builder.graphs.counts import (CELL_KEYS, COUNT_SCHEMA, SENTENCE_SCHEMA, Counts, CountParams, GraphCounts,
                                          IntArray, dense_rank, graph_counts, group_bounds, names_of, text_hashes)
 
-# Cells past the first cutoff, with their clean count (distinct sentences).
-SURVIVOR_SCHEMA = COUNT_SCHEMA.append(pa.field("clean", pa.int64()))
+# Cells past the first cutoff, grouped by graph (so without it), with their clean count (distinct sentences)
+# and the hash of their node, by which the second cutoff is applied as they are read back.
+SURVIVOR_SCHEMA = pa.schema([("node", pa.string()), ("feature", pa.string()), ("cell", pa.int64()),
+                             ("count", pa.int64()), ("clean", pa.int64()), ("node_hash", pa.int64())])
 # lz4: spilled files are written once and read once; it halves them for little CPU.
 IPC_OPTIONS = ipc.IpcWriteOptions(compression="lz4")
 
@@ -64,14 +67,33 @@ def write_groups(path: Path, table: pa.Table, codes: IntArray) -> BatchIndex:
     return index
 
 
-def read_groups(refs: Refs, schema: pa.Schema) -> pa.Table:
-    """Read spilled record batches into memory (not memory-mapped: what counting holds shows as its RSS)."""
-    batches: list[pa.RecordBatch] = []
+def iter_groups(refs: Refs) -> Iterator[pa.RecordBatch]:
+    """Read spilled record batches one at a time, into memory (not memory-mapped: what counting holds
+    shows as its RSS)."""
     for path, numbers in refs:
         with pa.OSFile(str(path)) as handle:
             reader = ipc.open_file(handle)
-            batches.extend(reader.get_batch(i) for i in numbers)
-    return pa.Table.from_batches(batches, schema)
+            for i in numbers:
+                yield reader.get_batch(i)
+
+
+def read_groups(refs: Refs, schema: pa.Schema) -> pa.Table:
+    """Read spilled record batches into one table."""
+    return pa.Table.from_batches(list(iter_groups(refs)), schema)
+
+
+def member(values: IntArray, sorted_set: IntArray) -> npt.NDArray[np.bool_]:
+    """Return whether each value is in a sorted array."""
+    if sorted_set.size == 0:
+        return np.zeros(values.size, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), sorted_set.size - 1)
+    return sorted_set[at] == values
+
+
+def release_memory() -> None:
+    """Hand Arrow's freed memory back to the system: its allocator keeps it otherwise, and what one
+    partition or graph freed would add up as resident memory over the next ones."""
+    pa.default_memory_pool().release_unused()
 
 
 def _sorted_by(codes: IntArray) -> tuple[IntArray, IntArray]:
@@ -83,9 +105,13 @@ def _cell_positions(hashes: IntArray, wanted: IntArray) -> IntArray:
     """Return, for each wanted cell hash, the row of `hashes` holding it (hashes must be unique)."""
     by_hash = np.argsort(hashes, kind="stable")
     sorted_hash = hashes[by_hash]
-    if sorted_hash.size > 1 and bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):
-        raise InputError(HASH_CLASH)
+    _check_unique(sorted_hash)
     return by_hash[np.searchsorted(sorted_hash, wanted)]
+
+
+def _check_unique(sorted_hashes: IntArray) -> None:
+    if sorted_hashes.size > 1 and bool(np.any(sorted_hashes[1:] == sorted_hashes[:-1])):
+        raise InputError(HASH_CLASH)
 
 
 @dataclass
@@ -157,6 +183,8 @@ class CountSpill:
         pair_path = self.folder / "chunks" / f"pairs-{n:06d}.arrow"
         self.chunks.append((cell_path, write_groups(cell_path, cells, part),
                             pair_path, write_groups(pair_path, pairs, pair_part)))
+        del cells, pairs
+        release_memory()
 
     def cut(self, progress: bool = False) -> None:
         """Merge each partition, apply both cutoffs' bookkeeping and spill the first cutoff's survivors by graph."""
@@ -170,6 +198,7 @@ class CountSpill:
             pairs = read_groups([(s, si[p]) for _, _, s, si in self.chunks if p in si], SENTENCE_SCHEMA)
             self._cut_partition(p, cells, pairs, totals, refs)
             del cells, pairs
+            release_memory()
         shutil.rmtree(self.folder / "chunks")
         self.chunks.clear()
         self.survivors = refs
@@ -197,12 +226,14 @@ class CountSpill:
         # Cells are unique per (node, feature), so cells per feature = its distinct predicates.
         keep = per_feature[inverse] >= self.params.min_predicates_per_pair
         global_ids = np.array([self.graph_ids.setdefault(n, len(self.graph_ids)) for n in graph_names], np.int64)
-        totals.add(text_hashes(cells["node"]).to_numpy(), global_ids[g], keep.astype(np.int64))
+        node_hash = text_hashes(cells["node"]).to_numpy()
+        totals.add(node_hash, global_ids[g], keep.astype(np.int64))
         idx = np.flatnonzero(keep)
         if idx.size == 0:
             return
         idx = idx[np.argsort(g[idx], kind="stable")]
-        kept_cells = cells.take(pa.array(idx)).append_column("clean", pa.array(clean[idx]))
+        kept_cells = cells.take(pa.array(idx)).drop_columns(["graph"]).append_column(
+            "clean", pa.array(clean[idx])).append_column("node_hash", pa.array(node_hash[idx]))
         pair_keep = keep[pair_cell]
         pair_graph = g[pair_cell[pair_keep]]
         pair_order, pair_graph = _sorted_by(pair_graph)
@@ -229,25 +260,33 @@ class CountSpill:
 
     def _graph(self, name: str) -> GraphCounts:
         cell_refs, pair_refs = self.survivors[name]
-        cells = read_groups(cell_refs, SURVIVOR_SCHEMA)
-        pairs = read_groups(pair_refs, SENTENCE_SCHEMA)
-        pair_cell = _cell_positions(cells["cell"].to_numpy(), pairs["cell"].to_numpy())
-        hashes = text_hashes(cells["node"]).to_numpy()
-        if np.unique(hashes).size != pc.count_distinct(cells["node"]).as_py():
+        kept_nodes = self.kept_nodes[name]
+        # Filtered batch by batch: cells of nodes that fail the second cutoff are never held together
+        # (only their 8-byte hashes, to tell a clash with a kept cell).
+        batches, every = [], []
+        for batch in iter_groups(cell_refs):
+            every.append(batch["cell"].to_numpy())
+            batches.append(batch.filter(member(batch["node_hash"].to_numpy(), kept_nodes)))
+        _check_unique(np.sort(np.concatenate(every)))
+        del every
+        cells = pa.Table.from_batches(batches, SURVIVOR_SCHEMA)
+        del batches
+        if np.unique(cells["node_hash"].to_numpy()).size != pc.count_distinct(cells["node"]).as_py():
             raise InputError(HASH_CLASH.replace("count cells", "nodes"))
-        kept_hashes = self.kept_nodes[name]
-        at = np.minimum(np.searchsorted(kept_hashes, hashes), kept_hashes.size - 1)
-        keep = kept_hashes[at] == hashes
-        idx = np.flatnonzero(keep)
-        position = np.full(cells.num_rows, -1, dtype=np.int64)
-        position[idx] = np.arange(idx.size)
-        pair_keep = keep[pair_cell]
-        local = position[pair_cell[pair_keep]]
-        sents = pairs["sentence"].to_numpy()[pair_keep]
-        kept = cells.take(pa.array(idx))
-        del cells, pairs, pair_cell
-        nd = dense_rank(kept["node"])
-        ft = dense_rank(kept["feature"])
+        hashes = cells["cell"].to_numpy()
+        kept_cells = np.sort(hashes)
+        pairs = pa.Table.from_batches([b.filter(member(b["cell"].to_numpy(), kept_cells))
+                                       for b in iter_groups(pair_refs)], SENTENCE_SCHEMA)
+        del kept_cells
+        pair_cell = _cell_positions(hashes, pairs["cell"].to_numpy())
+        sents = pairs["sentence"].to_numpy()
+        del pairs
+        nd = dense_rank(cells["node"])
+        ft = dense_rank(cells["feature"])
         before = self.before[name]
-        return graph_counts(name, nd, ft, kept["count"].to_numpy(), kept["clean"].to_numpy(),
-                            names_of(kept["node"], nd), (nd[local], ft[local], sents), (before.nodes, before.features))
+        out = graph_counts(name, nd, ft, cells["count"].to_numpy(), cells["clean"].to_numpy(),
+                           names_of(cells["node"], nd), (nd[pair_cell], ft[pair_cell], sents),
+                           (before.nodes, before.features))
+        del cells
+        release_memory()
+        return out
