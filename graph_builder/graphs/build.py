@@ -183,11 +183,18 @@ def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler:
         used = 0
         if scheduler is None:
             with tqdm(total=total, desc="counting triples", unit="row", disable=not progress) as bar:
+                # Small shards are counted together, up to count_partition_rows at a time.
+                pending: list[pa.Table] = []
                 for f in files:
                     for table, read in read_chunks(f, params.count_partition_rows, params.splits):
-                        spill.add(partial_counts(table))
+                        if pending and sum(t.num_rows for t in pending) + table.num_rows > params.count_partition_rows:
+                            spill.add(partial_counts(pa.concat_tables(pending)))
+                            pending.clear()
+                        pending.append(table)
                         used += table.num_rows
                         bar.update(read)
+                if pending:
+                    spill.add(partial_counts(pa.concat_tables(pending)))
         else:  # each worker counts a whole shard; the partial counts are spilled here as they arrive
             for part, rows in _dask_shard_counts(files, scheduler, params.splits, progress):
                 spill.add(part)
