@@ -4,7 +4,7 @@ shards' counts (`count_triples` + `count_matrices`, the reference), each in a fr
 figures; not a test. Synthetic triples as bench/graph_build.py writes them (`--work` keeps them).
 
     python bench/graph_counts.py --rows 10000000 --work /tmp/zipf
-    python bench/graph_counts.py --rows 10000000 --work /tmp/zipf --modes spill --partition-rows 250000,1000000
+    python bench/graph_counts.py --rows 20000000 --work /tmp/zipf --modes spill --partition-rows 250000,1000000
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--modes", default="memory,spill", help="memory (the in-memory reference), spill, or both")
-    ap.add_argument("--partition-rows", default="1000000", help="spill: comma-separated count_partition_rows")
+    ap.add_argument("--partition-rows", default="250000,1000000", help="spill: comma-separated count_partition_rows")
     ap.add_argument("--work", type=Path, default=None, help="keep the synthetic triples here (reused when present)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="egqa-bench-") as tmp_name:

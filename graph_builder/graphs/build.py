@@ -38,7 +38,7 @@ DEFAULT_TOP_K = 100
 DEFAULT_MIN_SCORE = 0.01
 # Counting holds one chunk of this many input triples, then one hash partition of about as many triples'
 # cells, at a time; partitions = input rows / this (rounded up). See spill.py and the README's build memory.
-DEFAULT_COUNT_PARTITION_ROWS = 1_000_000
+DEFAULT_COUNT_PARTITION_ROWS = 250_000
 
 
 @dataclass(frozen=True)
