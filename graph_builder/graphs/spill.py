@@ -9,8 +9,8 @@ partitions. The cells that pass the first cutoff are written again, grouped by g
 matrices are assembled from its own groups only, one graph at a time, by `counts.graph_counts`: the same
 function `count_matrices` uses, so both give the same matrices.
 
-Memory is then one chunk's partial counts, one partition's cells, the per-node totals and one graph's
-cells past the first cutoff (what scoring that graph needs anyway), not the whole input.
+Memory is then one chunk's partial counts, one partition's cells, the per-node totals (64-bit hashes) and one
+graph's cells past both cutoffs (what scoring that graph needs anyway), not the whole input.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from graph_builder.graphs.counts import (CELL_KEYS, COUNT_SCHEMA, SENTENCE_SCHEM
 # and the hash of their node, by which the second cutoff is applied as they are read back.
 SURVIVOR_SCHEMA = pa.schema([("node", pa.string()), ("feature", pa.string()), ("cell", pa.int64()),
                              ("count", pa.int64()), ("clean", pa.int64()), ("node_hash", pa.int64())])
-# lz4: spilled files are written once and read once; it halves them for little CPU.
+# lz4: spilled files are written once and read once, so a fast codec.
 IPC_OPTIONS = ipc.IpcWriteOptions(compression="lz4")
 
 # Where a group of rows was spilled: the file and the numbers of its record batches there.
