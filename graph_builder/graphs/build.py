@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import logging
+import math
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +20,9 @@ from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.graphs.artefacts import StagingDir, check_graph_name, write_graph, write_graphset, write_measure
-from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts, count_matrices,
+from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts,
                                          merge_counts, negation_partners, partial_counts)
+from graph_builder.graphs.spill import CountSpill
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
 from graph_builder.graphs.measures import (CLEAN_SUFFIX, LOCAL_MEASURES, MEASURE_VERSIONS, base_measure, block_scores,
                                            check_measures, prepare, row_blocks, select_edges, to_csr)
@@ -31,6 +36,9 @@ log = logging.getLogger(__name__)
 # (their edge threshold for all TACL experiments). top_k None / min_score 0 keep every edge.
 DEFAULT_TOP_K = 100
 DEFAULT_MIN_SCORE = 0.01
+# Counting holds one chunk of this many input triples, then one hash partition of about as many triples'
+# cells, at a time; partitions = input rows / this (rounded up). See spill.py and the README's build memory.
+DEFAULT_COUNT_PARTITION_ROWS = 250_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,7 @@ class BuildParams:
     splits: tuple[str, ...] | None = None  # keep only triples of these corpus splits (e.g. the induction period)
     global_step: GlobalParams = GlobalParams()
     block_rows: int = 2048
+    count_partition_rows: int = DEFAULT_COUNT_PARTITION_ROWS  # triples per counting chunk and hash partition
 
     def __post_init__(self) -> None:
         check_measures(list(self.measures))
@@ -57,9 +66,12 @@ class BuildParams:
             raise InputError("top_k must be at least 1 (or None for all edges)")
         if not self.min_score >= 0:
             raise InputError(f"min_score must be 0 or more, got {self.min_score}")
+        if self.count_partition_rows < 1:
+            raise InputError(f"count_partition_rows must be at least 1, got {self.count_partition_rows}")
 
     def recorded(self) -> dict[str, Any]:
-        """Return the parameters as recorded in manifests (block size does not change the output)."""
+        """Return the parameters as recorded in manifests (block size does not change the output; the counting
+        partition size does not either, but is recorded as the memory bound the build ran with)."""
         d = asdict(self)
         d.pop("block_rows")
         d["measures"] = list(self.measures)
@@ -110,25 +122,86 @@ def shard_counts(path: str, splits: tuple[str, ...] | None = None) -> tuple[Coun
 
 def count_triples(triples: Path, scheduler: str | None = None, progress: bool = True,
                   splits: tuple[str, ...] | None = None) -> tuple[Counts, int]:
-    """Aggregate counts over all shards, locally or on a Dask scheduler; return counts and triples used."""
+    """Aggregate counts over all shards in memory, locally or on a Dask scheduler; return counts and triples used.
+
+    The in-memory reference of `spilled_counts` (what builds use): its memory follows the input."""
     files = [str(f) for f in shard_files(triples)]
     if scheduler is None:
         results = [shard_counts(f, splits)
                    for f in tqdm(files, desc="counting shards", unit="shard", disable=not progress)]
         return merge_counts([r[0] for r in results]), sum(r[1] for r in results)
+    parts = []
+    total = 0
+    for part, rows in _dask_shard_counts(files, scheduler, splits, progress):
+        parts.append(part)
+        total += rows
+    # Merge order does not matter: sums are exact integers and matrix order comes from string ranks.
+    return merge_counts(parts), total
+
+
+def _dask_shard_counts(files: list[str], scheduler: str, splits: tuple[str, ...] | None,
+                       progress: bool) -> Iterator[tuple[Counts, int]]:
     from dask.distributed import Client, as_completed  # optional: only builds on a cluster need it
 
     with Client(scheduler) as client:
         futures = client.map(shard_counts, files, splits=splits, pure=False)
-        parts = []
-        total = 0
         for future in tqdm(as_completed(futures), total=len(futures), desc="counting shards (dask)",
                            unit="shard", disable=not progress):
-            part, rows = future.result()
-            parts.append(part)
-            total += rows
-    # Merge order does not matter: sums are exact integers and matrix order comes from string ranks.
-    return merge_counts(parts), total
+            yield future.result()
+            future.release()
+
+
+def input_rows(triples: Path) -> int:
+    """Return the rows of a triples dataset, read from its Parquet footers (before any split filter)."""
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in shard_files(triples))
+
+
+def read_chunks(path: str, rows: int, splits: tuple[str, ...] | None = None) -> Iterator[tuple[pa.Table, int]]:
+    """Yield a triples shard's counting columns `rows` rows at a time (only rows of `splits` when given),
+    each with the number of rows read."""
+    columns = COUNT_COLUMNS if splits is None else [*COUNT_COLUMNS, "split"]
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=rows, columns=columns):
+        table = pa.Table.from_batches([batch])
+        if splits is not None:
+            table = table.filter(pc.is_in(table["split"], pa.array(list(splits)))).select(COUNT_COLUMNS)
+        yield table, batch.num_rows
+
+
+@contextmanager
+def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler: str | None = None,
+                   progress: bool = True) -> Iterator[tuple[CountSpill, int]]:
+    """Count a triples dataset into on-disk hash partitions and apply the cutoffs; yield the spill (its
+    `graphs()` still to read) and the triples used. The partitions live in a temporary folder under
+    `workdir`, removed when the block exits, on error too."""
+    files = [str(f) for f in shard_files(triples)]
+    total = input_rows(triples)
+    partitions = max(1, math.ceil(total / params.count_partition_rows))
+    workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".egqa-counts-", dir=workdir) as tmp:
+        spill = CountSpill(Path(tmp), partitions,
+                           CountParams(params.min_predicates_per_pair, params.min_pairs_per_predicate))
+        used = 0
+        if scheduler is None:
+            with tqdm(total=total, desc="counting triples", unit="row", disable=not progress) as bar:
+                # Small shards are counted together, up to count_partition_rows at a time.
+                pending: list[pa.Table] = []
+                for f in files:
+                    for table, read in read_chunks(f, params.count_partition_rows, params.splits):
+                        if pending and sum(t.num_rows for t in pending) + table.num_rows > params.count_partition_rows:
+                            spill.add(partial_counts(pa.concat_tables(pending)))
+                            pending.clear()
+                        pending.append(table)
+                        used += table.num_rows
+                        bar.update(read)
+                if pending:
+                    spill.add(partial_counts(pa.concat_tables(pending)))
+        else:  # each worker counts a whole shard; the partial counts are spilled here as they arrive
+            for part, rows in _dask_shard_counts(files, scheduler, params.splits, progress):
+                spill.add(part)
+                used += rows
+        log.info("counted %d triples into %d partition(s)", used, partitions)
+        spill.cut(progress)
+        yield spill, used
 
 
 def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -> dict[str, sp.csr_matrix]:
@@ -191,43 +264,42 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
                  overwrite: bool = False, progress: bool = True) -> BuildSummary:
     """Build one entailment graph per type pair from a triples dataset and write them to `out`.
 
-    A graph's measures are written as soon as it is scored and its counts freed; only the global
-    step's base measure (pruned to top_k) stays in memory for all graphs, so memory follows the
-    largest graph's kept edges and one block of candidates, not the whole graph set."""
-    counts, n_triples = count_triples(triples, scheduler, progress, params.splits)
-    if n_triples == 0:
-        raise ArtefactError(f"{triples}: no triples to count" + (f" in splits {list(params.splits)}" if params.splits else ""))
-    source = {"triples": str(triples), "triples_checksum": dataset_checksum(triples), "triples_rows": n_triples}
-    graphs = count_matrices(counts, CountParams(params.min_predicates_per_pair, params.min_pairs_per_predicate))
-    del counts
-    if not graphs:
-        raise ArtefactError(f"{triples}: no predicate survives the cutoffs "
-                            f"({params.min_predicates_per_pair}, {params.min_pairs_per_predicate}); lower them")
-    versions = {m: MEASURE_VERSIONS[m] for m in params.measures}
-    with_global = "global" in params.measures
-    with StagingDir(out, overwrite) as tmp:
-        done: list[ScoredGraph] = []
-        bases: list[sp.csr_matrix] = []
-        with tqdm(total=sum(len(g.nodes) for g in graphs), desc="scoring graphs", unit="node",
-                  disable=not progress) as bar:
-            graphs.reverse()
-            while graphs:
-                gc = graphs.pop()  # dropped once scored: its counts are not needed again
-                scored = score_graph(gc, params, bar)
-                if with_global:
-                    bases.append(scored[params.global_step.base])
-                folder = tmp / check_graph_name(gc.name)
-                done.append(ScoredGraph(gc.name, gc.nodes, gc.node_counts, gc.stats,
-                                        {m: write_measure(folder, m, x, versions[m]) for m, x in scored.items()}))
-                del gc, scored
-        if with_global:
-            log.info("global step over %d graphs (%d iterations)", len(done), params.global_step.iterations)
-            for g, result in zip(done, global_scores(done, bases, params)):
-                g.measures["global"] = write_measure(tmp / g.name, "global", result, versions["global"])
-            bases.clear()
-        manifests = [write_graph(tmp / g.name, g.name, g.nodes, g.node_counts, {}, versions, params.recorded(),
-                                 g.stats, source, written=g.measures) for g in done]
-        manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples")
+    Counting spills to hash partitions beside `out` (removed at the end), so its memory follows
+    `count_partition_rows`, not the input; graphs are then read back one at a time. A graph's measures are
+    written as soon as it is scored and its counts freed; only the global step's base measure (pruned to
+    top_k) stays in memory for all graphs, so memory follows the largest graph's kept edges and one block
+    of candidates, not the whole graph set."""
+    with spilled_counts(triples, out.parent, params, scheduler, progress) as (counted, n_triples):
+        if n_triples == 0:
+            raise ArtefactError(f"{triples}: no triples to count"
+                                + (f" in splits {list(params.splits)}" if params.splits else ""))
+        if counted.nodes == 0:
+            raise ArtefactError(f"{triples}: no predicate survives the cutoffs "
+                                f"({params.min_predicates_per_pair}, {params.min_pairs_per_predicate}); lower them")
+        source = {"triples": str(triples), "triples_checksum": dataset_checksum(triples), "triples_rows": n_triples}
+        versions = {m: MEASURE_VERSIONS[m] for m in params.measures}
+        with_global = "global" in params.measures
+        with StagingDir(out, overwrite) as tmp:
+            done: list[ScoredGraph] = []
+            bases: list[sp.csr_matrix] = []
+            with tqdm(total=counted.nodes, desc="scoring graphs", unit="node", disable=not progress) as bar:
+                # Graphs are read from the spill one at a time and dropped once scored.
+                for gc in counted.graphs():
+                    scored = score_graph(gc, params, bar)
+                    if with_global:
+                        bases.append(scored[params.global_step.base])
+                    folder = tmp / check_graph_name(gc.name)
+                    done.append(ScoredGraph(gc.name, gc.nodes, gc.node_counts, gc.stats,
+                                            {m: write_measure(folder, m, x, versions[m]) for m, x in scored.items()}))
+                    del gc, scored
+            if with_global:
+                log.info("global step over %d graphs (%d iterations)", len(done), params.global_step.iterations)
+                for g, result in zip(done, global_scores(done, bases, params)):
+                    g.measures["global"] = write_measure(tmp / g.name, "global", result, versions["global"])
+                bases.clear()
+            manifests = [write_graph(tmp / g.name, g.name, g.nodes, g.node_counts, {}, versions, params.recorded(),
+                                     g.stats, source, written=g.measures) for g in done]
+            manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples")
     summary = BuildSummary(out=out, triples=n_triples, graphs=len(manifests), nodes=manifest["totals"]["nodes"],
                            edges=manifest["totals"]["edges"],
                            per_graph=[{"graph": m["graph"], **m["counts"],

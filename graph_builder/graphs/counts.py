@@ -205,23 +205,26 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
     return Counts(cells, sentences.select(SENTENCE_SCHEMA.names).cast(SENTENCE_SCHEMA))
 
 
-def _dense_rank(column: pa.ChunkedArray) -> npt.NDArray[np.int64]:
+def dense_rank(column: pa.ChunkedArray | pa.Array) -> IntArray:
+    """Return 0-based codes of a column's values in ascending (byte-wise string) order, equal values one code."""
     # Codes in string order, so node ids and feature order never depend on row order.
     return pc.rank(column, sort_keys="ascending", tiebreaker="dense").to_numpy().astype(np.int64) - 1
 
 
 def count_matrices(counts: Counts, params: CountParams = CountParams()) -> list[GraphCounts]:
-    """Apply the cutoffs to aggregated counts and return the count matrices of every surviving graph."""
+    """Apply the cutoffs to aggregated counts and return the count matrices of every surviving graph.
+
+    Holds every cell in memory; `graph_builder.graphs.spill` gives the same graphs from spilled partitions."""
     if counts.num_rows == 0:
         return []
     cells = counts.cells
-    g = _dense_rank(cells["graph"])
-    nd = _dense_rank(cells["node"])
-    ft = _dense_rank(cells["feature"])
+    g = dense_rank(cells["graph"])
+    nd = dense_rank(cells["node"])
+    ft = dense_rank(cells["feature"])
     raw = cells["count"].to_numpy()
     n_feat = int(ft.max()) + 1
-    graph_names = _names(cells["graph"], g)
-    node_names = _names(cells["node"], nd)
+    graph_names = names_of(cells["graph"], g)
+    node_names = names_of(cells["node"], nd)
     # Each (cell, sentence) pair -> its cell's row; clean count = distinct sentences of the cell.
     by_hash = np.argsort(cells["cell"].to_numpy(), kind="stable")
     sorted_hash = cells["cell"].to_numpy()[by_hash]
@@ -247,30 +250,44 @@ def count_matrices(counts: Counts, params: CountParams = CountParams()) -> list[
     idx = idx[np.lexsort((ft[idx], nd[idx], g[idx]))]
 
     out: list[GraphCounts] = []
-    pair_bounds = _group_bounds(g[pair_cell])
-    for (lo, hi), (s_lo, s_hi) in zip(_group_bounds(g[idx]), pair_bounds):
+    pair_bounds = group_bounds(g[pair_cell])
+    for (lo, hi), (s_lo, s_hi) in zip(group_bounds(g[idx]), pair_bounds):
         cell = idx[lo:hi]
         gid = int(g[cell[0]])
-        u_nodes, rows = np.unique(nd[cell], return_inverse=True)
-        u_feats, cols = np.unique(ft[cell], return_inverse=True)
-        shape = (u_nodes.size, u_feats.size)
-        matrix = sp.csr_matrix((raw[cell].astype(np.float64), (rows, cols)), shape=shape)
-        clean_m = sp.csr_matrix((clean[cell].astype(np.float64), (rows, cols)), shape=shape)
         pc_ = pair_cell[s_lo:s_hi]
-        co = co_extracted(np.searchsorted(u_nodes, nd[pc_]), np.searchsorted(u_feats, ft[pc_]),
-                          pair_sent[s_lo:s_hi], clean_m)
-        name = graph_names[gid]
-        a, b = name.split("#", 1)
-        out.append(GraphCounts(
-            name=name, types=(a, b), nodes=[node_names[i] for i in u_nodes], matrix=matrix,
-            stats={"nodes_before_cutoffs": int(before_nodes[gid]),
-                   "features_before_cutoffs": int(before_features[gid]),
-                   "nodes": int(u_nodes.size), "features": int(u_feats.size),
-                   "nonzeros": int(hi - lo), "total_count": int(raw[cell].sum()),
-                   "clean_total_count": int(clean[cell].sum()),
-                   "co_extracted_shared_features": int(co[0].size // 2)},
-            clean=clean_m, co_extracted=co))
+        out.append(graph_counts(graph_names[gid], nd[cell], ft[cell], raw[cell], clean[cell], node_names,
+                                (nd[pc_], ft[pc_], pair_sent[s_lo:s_hi]),
+                                (int(before_nodes[gid]), int(before_features[gid]))))
     return out
+
+
+def graph_counts(name: str, nodes: IntArray, feats: IntArray, raw: IntArray, clean: IntArray,
+                 node_names: list[str], pairs: tuple[IntArray, IntArray, IntArray],
+                 before: tuple[int, int]) -> GraphCounts:
+    """Return one graph's count matrices from its cells that pass both cutoffs.
+
+    `nodes`/`feats` are codes in string order (any codes that sort as the strings do; `node_names[code]` is
+    the node), one cell each with its triple count `raw` and distinct-sentence count `clean`; `pairs` holds
+    the (node code, feature code, sentence hash) rows of those cells; `before` the graph's (nodes, features)
+    before the cutoffs. Rows and columns come out in string order, whatever the input order."""
+    order = np.lexsort((feats, nodes))
+    nodes, feats, raw, clean = nodes[order], feats[order], raw[order], clean[order]
+    u_nodes, rows = np.unique(nodes, return_inverse=True)
+    u_feats, cols = np.unique(feats, return_inverse=True)
+    shape = (u_nodes.size, u_feats.size)
+    matrix = sp.csr_matrix((raw.astype(np.float64), (rows, cols)), shape=shape)
+    clean_m = sp.csr_matrix((clean.astype(np.float64), (rows, cols)), shape=shape)
+    p_nodes, p_feats, p_sents = pairs
+    co = co_extracted(np.searchsorted(u_nodes, p_nodes), np.searchsorted(u_feats, p_feats), p_sents, clean_m)
+    a, b = name.split("#", 1)
+    return GraphCounts(
+        name=name, types=(a, b), nodes=[node_names[i] for i in u_nodes], matrix=matrix,
+        stats={"nodes_before_cutoffs": before[0], "features_before_cutoffs": before[1],
+               "nodes": int(u_nodes.size), "features": int(u_feats.size),
+               "nonzeros": int(nodes.size), "total_count": int(raw.sum()),
+               "clean_total_count": int(clean.sum()),
+               "co_extracted_shared_features": int(co[0].size // 2)},
+        clean=clean_m, co_extracted=co)
 
 
 def co_extracted(nodes: IntArray, feats: IntArray, sents: npt.NDArray[np.int64],
@@ -319,7 +336,8 @@ def co_extracted(nodes: IntArray, feats: IntArray, sents: npt.NDArray[np.int64],
     return p[gone], q[gone], f[gone]
 
 
-def _group_bounds(codes: IntArray) -> list[tuple[int, int]]:
+def group_bounds(codes: IntArray) -> list[tuple[int, int]]:
+    """Return the (start, stop) of each run of equal codes in a sorted code array."""
     if codes.size == 0:
         return []
     cuts = np.r_[0, np.flatnonzero(np.diff(codes)) + 1, codes.size]
@@ -330,7 +348,8 @@ def _first_of(codes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return np.unique(codes, return_index=True)[1]
 
 
-def _names(column: pa.ChunkedArray, codes: npt.NDArray[np.int64]) -> list[str]:
+def names_of(column: pa.ChunkedArray | pa.Array, codes: IntArray) -> list[str]:
+    """Return the value of each code of `dense_rank(column)`, indexed by code."""
     uniq, first = np.unique(codes, return_index=True)
     names = column.take(pa.array(first)).to_pylist()
     out = [""] * (int(uniq.max()) + 1 if uniq.size else 0)

@@ -9,7 +9,8 @@ import orjson
 import typer
 
 from graph_builder.errors import InputError
-from graph_builder.graphs.build import DEFAULT_MIN_SCORE, DEFAULT_TOP_K, BuildParams, build_graphs
+from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, BuildParams,
+                                        build_graphs)
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
 
@@ -34,6 +35,9 @@ def build(
     global_lambda1: Annotated[float, typer.Option(help="Global step: sparsity weight.")] = 0.01,
     global_lambda2: Annotated[float, typer.Option(help="Global step: paraphrase-resolution weight.")] = 1.5,
     global_epsilon: Annotated[float, typer.Option(help="Global step: paraphrase threshold.")] = 0.3,
+    count_partition_rows: Annotated[int, typer.Option(min=1, help="Counting memory bound: triples counted per chunk "
+                                                              "and per on-disk hash partition (partitions = input "
+                                                              "rows / this). Does not change the output.")] = DEFAULT_COUNT_PARTITION_ROWS,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
     split: Annotated[str | None, typer.Option(help="Only triples of these corpus splits, comma-separated "
                                                    "(e.g. TRAIN: keep the evaluation period out of the graphs).")] = None,
@@ -46,7 +50,8 @@ def build(
                          min_shared_features=min_shared_features,
                          measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits,
                          global_step=GlobalParams(lambda1=global_lambda1, lambda2=global_lambda2,
-                                                  epsilon=global_epsilon, iterations=global_iterations))
+                                                  epsilon=global_epsilon, iterations=global_iterations),
+                         count_partition_rows=count_partition_rows)
     summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
     edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
     typer.echo(f"triples {summary.triples:,}  graphs {summary.graphs:,}  nodes {summary.nodes:,}  edges: {edges}")
