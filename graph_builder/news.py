@@ -5,8 +5,8 @@ Wire copy carries furniture that is not part of what a sentence states: dateline
 all-capital subheads run into the next sentence (`PRICES UNDER PRESSURE Acme cut prices`), reporter sign-offs
 (`(Reporting by ...; Editing by ...)`, `Reuter`), SGML angle brackets around company names
 (`<Epitope Inc>`), story references (`<ID:nN25172621>`), and hard line wraps inside paragraphs. `clean_news`
-removes the furniture and returns one paragraph per line, so that a line break is always a paragraph (and so a sentence) boundary and a
-wrapped line never merges two sentences nor splits one.
+removes the furniture and returns one paragraph per line, so that a line break is always a paragraph (and so a
+sentence) boundary and a wrapped line never merges two sentences nor splits one.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ _STORY_ID_RE = re.compile(r"\s*(?:<ID:[^<>\s]{1,40}>|\[ID:[^\[\]\s]{1,40}\]|\bID
 _BULLET_RE = re.compile(r"(?<=[.!?])[ \t]+-[ \t]+(?=[\"“(]?[A-Z0-9])|[ \t]+[*•][ \t]+(?=[\"“(]?[A-Z0-9])"
                         r"|^[ \t]*[-*•][ \t]+", re.MULTILINE)
 # Reuters-21578 writes an ampersand as "and": "S and P", "AT and T", "Standard and Poor's" are one name each.
-_AND_NAME_RE = re.compile(r"(?<![Cc]lass )(?<![Ss]eries )\b([A-Z]{1,2}) and ([A-Z]{1,2})\b(?!\.[A-Za-z]|['’])|\b(Standard) and (Poor's)")
+_AND_NAME_RE = re.compile(r"(?<![Cc]lass )(?<![Ss]eries )\b([A-Z]{1,2}) and ([A-Z]{1,2})\b(?!\.[A-Za-z]|['’])"
+                          r"|\b(Standard) and (Poor's)")
 _ANGLE_RE = re.compile(r"<([^<>\n]{1,100})>")
 _STRAY_ANGLE_RE = re.compile(r"\s*[<>]+\s*")
 
@@ -83,8 +84,9 @@ def _drop_subhead(match: re.Match[str]) -> str:
 
 
 def _ampersand(match: re.Match[str]) -> str:
-    left, right = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
-    return f"{left}&{right}" if match.group(1) else f"{left} & {right}"
+    if match.group(1):
+        return f"{match.group(1)}&{match.group(2)}"  # "S&P", "AT&T"
+    return f"{match.group(3)} & {match.group(4)}"     # "Standard & Poor's"
 
 
 def _clean_paragraph(paragraph: str) -> str:

@@ -295,22 +295,28 @@ def _verb_frame(verb: Token) -> Frame | None:
                 frame.negations += 1
                 frame.words.add(no)
     if lemma in _REPORTING_VERBS:
-        # "X said in a statement": keep only named participants of a reporting verb's prepositions, and none when it
-        # reports a clause or a quote ("Olsson said, of the takeover by Geely, ...").
         reports = verb.dep_ == "parataxis" or any(c.dep_ in {"ccomp", "parataxis"} for c in verb.children)
-        frame.slots = [s for s in frame.slots if s.role in {"1", "2"} or (
-            s.arg.is_entity and not (reports and s.role.split(".")[-2] not in _SCENE)
-            and not (lemma != "tell" and s.role.count(".") > 1))]  # "said revenue per room, or RevPAR, fell"
+        frame.slots = [s for s in frame.slots if _reporting_slot_kept(s, lemma, reports)]
     return frame
 
 
+def _reporting_slot_kept(slot: Slot, lemma: str, reports: bool) -> bool:
+    """"X said in a statement": a reporting verb keeps its subject and object, and of its prepositions only named
+    participants; beside a reported clause or quote only where it was said ("Olsson said, of the takeover by Geely,
+    ..." keeps nothing); and only "tell" joins its object's noun ("said revenue per room, or RevPAR, fell")."""
+    if slot.role in {"1", "2"}:
+        return True
+    marker = slot.role.split(".")[-2]
+    joins_noun = slot.role.count(".") > 1
+    return slot.arg.is_entity and not (reports and marker not in _SCENE) and not (lemma != "tell" and joins_noun)
+
+
 def _after_object(prep: Token, verb: Token, lemma: str) -> bool:
-    """"crunching numbers from the Ford agreement", "follows a warning on Monday from Palm": a from-phrase right
-    after a common-noun object tells where the object comes from, though the parser hangs it on the verb. Verbs
-    that take a source ("bought the unit from Acme") keep it."""
+    """A phrase the parser hangs on the verb that belongs to its object or to the clause: a from-phrase right after
+    a common-noun object tells where the object comes from ("crunching numbers from the Ford agreement"), unless the
+    verb takes a source ("bought the unit from Acme"); a with-phrase set off by a comma after the object comments on
+    it ("built the hotel, with 14 storeys")."""
     if prep.lower_ == "with" and prep.i > 0 and prep.doc[prep.i - 1].text == ",":
-        # "built the hotel, with 14 storeys", "called off the merger, with sources blaming ...": a comment on the
-        # clause or on the object, not the verb's participant.
         if any(c.dep_ == "dobj" and c.right_edge.i + 2 == prep.i for c in verb.children):
             return True
     if prep.lower_ != "from" or lemma.split(".")[0] in SOURCE_VERBS:
@@ -325,7 +331,7 @@ def _subject_of_clause(dobj: Token, verb: Token) -> bool:
     for clause in verb.children:
         if clause.dep_ == "ccomp" and clause.i > dobj.i and not any(c.dep_ in _SUBJECT_DEPS for c in clause.children):
             finite = clause.tag_ in {"VBD", "VBZ", "VBP"} or any(c.tag_ == "MD" for c in clause.children)
-            between = dobj.doc[dobj.right_edge.i + 1:clause.left_edge.i] if clause.left_edge.i > dobj.right_edge.i else ()
+            between = dobj.doc[dobj.right_edge.i + 1:clause.left_edge.i]  # empty unless the clause starts after
             if finite and not any(t.text in {",", ";", ":"} or t.lower_ in {"and", "but", "or"} for t in between):
                 return True
     return False

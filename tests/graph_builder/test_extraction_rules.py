@@ -171,6 +171,10 @@ def test_light_noun_not_paired_with_own_preposition_object() -> None:
     assert ("relation", "(maintain.2,maintain.relation.with.2)") not in preds
 
 
+def _triples(sentence: str) -> set[tuple[str, str, str]]:
+    return {(t["subject"], t["predicate"], t["object"]) for t in extract_text(sentence)}
+
+
 def _arguments(sentence: str) -> set[str]:
     return {a for t in extract_text(sentence) for a in (t["subject"], t["object"])}
 
@@ -192,8 +196,7 @@ def test_non_participants_are_no_arguments(sentence: str, not_an_argument: str) 
 
 
 def test_second_object_is_no_argument_of_the_first_objects_noun() -> None:
-    triples = {(t["subject"], t["predicate"], t["object"]) for t in
-               extract_text("Acme Corp bought the plants and pipelines of Widget Inc.")}
+    triples = _triples("Acme Corp bought the plants and pipelines of Widget Inc.")
     assert ("acme corp", "(buy.1,buy.plant.of.2)", "widget inc") in triples
     assert not any(s == "pipeline" and "plant" in p for s, p, _ in triples)
 
@@ -214,10 +217,6 @@ def test_lemma_fixes_come_from_the_lemmatisers_own_index() -> None:
     assert ("opened", "VERB") not in fixes          # no verb "opene"
     assert ("singing", "VERB") not in fixes         # "sing" does not end consonant-vowel-consonant
     assert fixes[("doses", "NOUN")] == "dose"
-
-
-def _triples(sentence: str) -> set[tuple[str, str, str]]:
-    return {(t["subject"], t["predicate"], t["object"]) for t in extract_text(sentence)}
 
 
 def test_an_infinitive_after_a_plain_verbs_object_takes_the_subject() -> None:
