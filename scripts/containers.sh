@@ -2,7 +2,10 @@
 # Build and run the deployment's containers on a machine without a Docker engine or registry access:
 # podman with runc, on a Debian base image made with debootstrap (see README, "Containers without Docker").
 #
-#   scripts/containers.sh setup                 # install podman, runc, debootstrap, podman-compose (root, apt)
+#   scripts/containers.sh setup                 # install every prerequisite below (root, apt), then check
+#   scripts/containers.sh check                 # exit 1 naming each missing prerequisite and its package
+#   scripts/containers.sh prerequisites         # print the table: package, what it provides, why
+#   scripts/containers.sh rootfs                # make (once, cached) a bare Debian root tarball; print its path
 #   scripts/containers.sh base                  # build (once, cached) the Debian base image; print its name
 #   scripts/containers.sh egqa TAG [LABEL]      # build the project's Dockerfile on the base as TAG
 #   scripts/containers.sh elasticsearch TAG [LABEL]  # an Elasticsearch 8.x test image (Maven Central zip)
@@ -55,20 +58,63 @@ podman_() { CONTAINERS_CONF="$CONF" podman "$@"; }
 # Docker's image format: OCI's has no HEALTHCHECK, and podman would drop the Dockerfile's.
 build_() { podman_ build --format docker "$@"; }
 
+# Every program the container stage runs that a bare Debian machine lacks, one row each:
+#   Debian package | the file it provides that is checked | why the stage needs it
+# setup installs exactly these and check looks for exactly these, so no prerequisite can come from elsewhere
+# unnoticed (tests/deploy/test_prerequisites.py runs setup and check in a bare Debian root). apt-get runs with
+# --no-install-recommends, so a package podman only recommends or suggests must be a row of its own: iptables,
+# a "Suggests" of podman, is what netavark calls to set up a container's network on every RUN step.
+PREREQUISITES="\
+podman|/usr/bin/podman|builds the images and runs the containers
+runc|/usr/sbin/runc|the OCI runtime (crun fails on these machines' rlimits and cgroups)
+netavark|/usr/lib/podman/netavark|podman's network stack, used by every RUN step and container
+aardvark-dns|/usr/lib/podman/aardvark-dns|name resolution between the compose project's containers
+iptables|/usr/sbin/iptables|the firewall netavark programs for each container network
+debootstrap|/usr/sbin/debootstrap|makes the Debian base image without a registry
+podman-compose|/usr/bin/podman-compose|runs docker-compose.yml
+"
+
+prerequisite_rows() { printf '%s' "$PREREQUISITES" | grep -v '^$'; }
+
+missing_packages() {
+  # The packages whose checked file is absent or not executable, one per line.
+  local package path why
+  while IFS='|' read -r package path why; do
+    [[ -x "$path" ]] || echo "$package"
+  done < <(prerequisite_rows)
+}
+
+cmd_prerequisites() {
+  local package path why
+  while IFS='|' read -r package path why; do
+    printf '%-15s %-30s %s\n' "$package" "$path" "$why"
+  done < <(prerequisite_rows)
+}
+
+cmd_check() {
+  local package path why missing=0
+  while IFS='|' read -r package path why; do
+    if [[ ! -x "$path" ]]; then
+      log "missing: $path (Debian package $package; $why)"
+      missing=1
+    fi
+  done < <(prerequisite_rows)
+  if [[ "$missing" == 1 ]]; then
+    die "the container stage cannot run; install the missing packages with: scripts/containers.sh setup (as root)"
+  fi
+  log "all $(prerequisite_rows | wc -l) prerequisites present: $(prerequisite_rows | cut -d'|' -f1 | xargs)"
+}
+
 cmd_setup() {
   local need=()
-  for tool in podman runc debootstrap podman-compose netavark aardvark-dns; do
-    case "$tool" in
-      netavark|aardvark-dns) [[ -x "/usr/lib/podman/$tool" ]] || need+=("$tool") ;;
-      *) command -v "$tool" >/dev/null || need+=("$tool") ;;
-    esac
-  done
+  mapfile -t need < <(missing_packages)
   if [[ ${#need[@]} -gt 0 ]]; then
     [[ "$(id -u)" == 0 ]] || die "missing ${need[*]}; install as root: apt-get install -y ${need[*]}"
     log "installing Debian packages: ${need[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
   fi
+  cmd_check
   write_conf
   podman_ info --format '{{.Host.OCIRuntime.Name}} {{.Host.CgroupManager}} {{.Host.NetworkBackend}}' >&2
 }
@@ -95,6 +141,24 @@ clear_stale_rootfs() {
   done
 }
 
+cmd_rootfs() {
+  # The bare Debian root (debootstrap minbase + BASE_PACKAGES) as a tarball, made once and cached; print its path.
+  local tarball="$CACHE/rootfs-$SUITE-v$BASE_VERSION.tar"
+  if [[ ! -f "$tarball" ]]; then
+    local rootfs="$CACHE/rootfs.$$"
+    mkdir -p "$CACHE"
+    clear_stale_rootfs
+    log "debootstrap --variant=minbase $SUITE ($BASE_PACKAGES) from $MIRROR"
+    debootstrap --variant=minbase --include="$BASE_PACKAGES" "$SUITE" "$rootfs" "$MIRROR" >&2
+    # Package lists and downloaded .debs are build-time leftovers; apt-get update restores the lists.
+    rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/cache/apt/*.bin
+    tar -C "$rootfs" -cf "$tarball.tmp" .
+    mv "$tarball.tmp" "$tarball"
+    rm -rf "$rootfs"
+  fi
+  echo "$tarball"
+}
+
 cmd_base() {
   [[ -f "$CONF" ]] || write_conf
   local image rootfs_image="localhost/egqa-cache/rootfs:$SUITE-v$BASE_VERSION"
@@ -104,18 +168,8 @@ cmd_base() {
     return 0
   fi
   if ! podman_ image exists "$rootfs_image"; then
-    local tarball="$CACHE/rootfs-$SUITE-v$BASE_VERSION.tar"
-    if [[ ! -f "$tarball" ]]; then
-      local rootfs="$CACHE/rootfs.$$"
-      clear_stale_rootfs
-      log "debootstrap --variant=minbase $SUITE ($BASE_PACKAGES) from $MIRROR"
-      debootstrap --variant=minbase --include="$BASE_PACKAGES" "$SUITE" "$rootfs" "$MIRROR" >&2
-      # Package lists and downloaded .debs are build-time leftovers; apt-get update restores the lists.
-      rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/cache/apt/*.bin
-      tar -C "$rootfs" -cf "$tarball.tmp" .
-      mv "$tarball.tmp" "$tarball"
-      rm -rf "$rootfs"
-    fi
+    local tarball
+    tarball="$(cmd_rootfs)"
     podman_ import --quiet "$tarball" "$rootfs_image" >/dev/null
   fi
   # Inside a build pip and apt reach the registries the host reaches, through the same proxy: trust its CAs.
@@ -192,12 +246,15 @@ cmd_env() {
 main() {
   case "${1:-}" in
     setup) cmd_setup ;;
+    check) cmd_check ;;
+    prerequisites) cmd_prerequisites ;;
     base) cmd_base ;;
+    rootfs) cmd_rootfs ;;
     egqa) cmd_egqa "${2:-}" "${3:-}" ;;
     elasticsearch) cmd_elasticsearch "${2:-}" "${3:-}" ;;
     env) cmd_env ;;
     clean) cmd_clean ;;
-    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 }
 
