@@ -7,7 +7,6 @@ gives readable `arg1,predicate,arg2`, which we parse with our own extractor.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,9 +17,10 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmark.metrics import DEFAULT_RESAMPLES
-from graph_builder.embeddings import SentenceEncoder, VectorCache, lm_backoff, predicate_words
+from graph_builder.embeddings import SentenceEncoder, predicate_words
 from graph_builder.errors import InputError, ModelMissingError
-from graph_builder.graphs.graphset import GraphSet, Query, Smoothing
+from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.graphs.scorers import PairBatch, Scorer, build_scorers
 
 log = logging.getLogger(__name__)
 FORMATS = {"rels": "_rels.txt", "s": "_s.txt"}
@@ -135,16 +135,25 @@ def to_query(pair: LevyPair) -> Query | None:
                  typed=premise_types == (h.type1, h.type2))
 
 
-def score_pairs(graphset: GraphSet, pairs: Sequence[LevyPair], measure: str,
-                smoothing: Smoothing | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Return (scores, grounded flags) of premise -> hypothesis for every pair; unreadable pairs score 0."""
+def pair_batch(pairs: Sequence[LevyPair]) -> PairBatch:
+    """The readable pairs (both sides parsed) as one batch for the scorer registry: premise -> hypothesis
+    queries and both sides as text. The graphs' own score stands for identical predicates."""
     queries = [to_query(p) for p in pairs]
-    present = [i for i, q in enumerate(queries) if q is not None]
-    batch = graphset.score_batch([queries[i] for i in present], measure, smoothing=smoothing)
-    scores = np.zeros(len(pairs))
-    grounded = np.zeros(len(pairs), dtype=bool)
-    scores[present] = batch.scores
-    grounded[present] = batch.grounded
+    if any(q is None for q in queries):
+        raise ValueError("pair_batch takes readable pairs only (both sides parsed)")
+    return PairBatch(queries,  # type: ignore[arg-type]
+                     premise_texts=[side_text(p.premise) for p in pairs],  # type: ignore[arg-type]
+                     hypothesis_texts=[side_text(p.hypothesis) for p in pairs],  # type: ignore[arg-type]
+                     identity_is_one=False)
+
+
+def score_pairs(scorer: Scorer, pairs: Sequence[LevyPair], batch: PairBatch | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Return (scores, grounded flags) of premise -> hypothesis for every pair under `scorer`; unreadable pairs
+    score 0. `batch` (pair_batch of the readable pairs) lets several scorers share their inner scores."""
+    present = [i for i, p in enumerate(pairs) if p.premise is not None and p.hypothesis is not None]
+    scored = (batch or pair_batch([pairs[i] for i in present])).scored(scorer)
+    scores, grounded = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=bool)
+    scores[present], grounded[present] = scored.scores, scored.grounded
     return scores, grounded
 
 
@@ -160,19 +169,6 @@ def pair_units(pairs: Sequence[LevyPair]) -> list[str]:
 def side_text(side: Side) -> str:
     """A proposition as plain words for sentence embeddings: `obama visit in hawaii`."""
     return f"{side.arg1.replace('_', ' ')} {predicate_words(side.predicate)} {side.arg2.replace('_', ' ')}"
-
-
-def lm_cosine_pairs(encoder: SentenceEncoder, pairs: Sequence[LevyPair]) -> tuple[np.ndarray, np.ndarray]:
-    """Return (cosine of premise and hypothesis embedded as text, in [0, 1]; readable flags) per pair."""
-    present = [i for i, p in enumerate(pairs) if p.premise is not None and p.hypothesis is not None]
-    cache = VectorCache(encoder)
-    prem = cache.vectors([side_text(pairs[i].premise) for i in present])  # type: ignore[arg-type]
-    hyp = cache.vectors([side_text(pairs[i].hypothesis) for i in present])  # type: ignore[arg-type]
-    scores = np.zeros(len(pairs))
-    grounded = np.zeros(len(pairs), dtype=bool)
-    scores[present] = np.clip(np.einsum("ij,ij->i", prem, hyp, dtype=np.float64), 0.0, 1.0)
-    grounded[present] = True
-    return scores, grounded
 
 
 def dataset_dirs(data_dir: Path) -> list[Path]:
@@ -193,13 +189,15 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
     """Return one row per (set, format, measure) with AUC_norm and AP_norm (95% bootstrap intervals over
     pairs, a pair in both orders counted once), AUC_50, xi and coverage; write PR PNGs.
 
-    Every measure of the graph set is scored (or only `measures`), so plain, clean and global
-    scores of one build are compared on the same pairs in one run. With an `encoder` the rows also hold
-    `<measure>+smooth` (when the set has predicate embeddings), the `lm_cosine` baseline, and `<row>+lm` for every
-    graph row (its score, else the LM cosine scaled below any graph score: the LM orders what the graph leaves at 0)."""
+    One row per scorer of the registry (`graph_builder.graphs.scorers`): every measure of the graph set (or
+    only `measures`), so plain, clean and global scores of one build are compared on the same pairs in one run,
+    and `exact`; with an `encoder` also `<measure>+smooth` (when the set has predicate embeddings), the
+    `lm_cosine` baseline, and `<row>+lm` for every graph row (its score, else the LM cosine scaled below any
+    graph score: the LM orders what the graph leaves at 0)."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
-    chosen = [graphset.check_measure(m) for m in measures] if measures else graphset.measures
+    scorers = build_scorers(graphset, measures=measures, encoder=encoder, smooth_k=smooth_k,
+                            smooth_min_cosine=smooth_min_cosine)
     rows = []
     for fmt in formats:
         if fmt not in FORMATS:
@@ -217,23 +215,10 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
             units = pair_units(pairs)
             curves = {}
             parsed = float(np.mean([p.premise is not None and p.hypothesis is not None for p in pairs]))
-            runs: list[tuple[str, Callable[[], tuple[np.ndarray, np.ndarray]]]] = []
-            for measure in chosen:
-                runs.append((measure, lambda m=measure: score_pairs(graphset, pairs, m)))
-            if encoder is not None and graphset.embeddings is not None:
-                smoothing = Smoothing(VectorCache(encoder).vectors, smooth_k, smooth_min_cosine)
-                for measure in chosen:
-                    runs.append((f"{measure}+smooth", lambda m=measure: score_pairs(graphset, pairs, m, smoothing)))
-            if encoder is not None:
-                runs.append(("lm_cosine", lambda: lm_cosine_pairs(encoder, pairs)))  # type: ignore[arg-type]
-            runs = [(name, functools.cache(run)) for name, run in runs]  # a +lm row reuses two runs' scores
-            if encoder is not None:  # <graph run>+lm: the graph's score, else the LM's, scaled below any graph score
-                lm_run = dict(runs)["lm_cosine"]
-                for name, run in [r for r in runs if r[0] != "lm_cosine"]:
-                    runs.append((f"{name}+lm", lambda run=run: (lm_backoff(run()[0], lm_run()[0]), lm_run()[1])))
+            batch = pair_batch([p for p in pairs if p.premise is not None and p.hypothesis is not None])
             shown = {}
-            for name, run in runs:
-                scores, grounded = run()
+            for name, scorer in scorers.items():
+                scores, grounded = score_pairs(scorer, pairs, batch)
                 metrics = evaluate_scores(labels, scores, groups=units, resamples=resamples, unit_name="pair")
                 curves[name] = pr_curve(labels, scores)
                 shown[name] = metrics

@@ -6,13 +6,9 @@ evidence predicate is scored as premise against the hypothesis predicate in the 
 the right orientation, then fuzzy, then cross-graph backoff, REFERENCE §4) and the answer's score is the
 maximum over the evidence. A whole batch is scored with one vectorised graph lookup per scorer.
 
-Scorers: every measure of the loaded graphs; `<measure>+smooth` (LM premise smoothing, McKenna et al.
-2023) when the graphs carry predicate embeddings; `exact`; `lm_cosine` (cosine of the embedded evidence
-sentence and hypothesis); one per extra graph set (e.g. `berant`), plus its `+smooth`; and `<graph scorer>+lm`
-for every graph scorer: the graph scorer's answer, and where the graphs give no evidence an edge, the LM
-cosine of the best evidence sentence scaled by LM_BACKOFF_SCALE, so that it ranks those answers below every
-answer the graphs score and never lifts one over a threshold. The LM scorers need the `lm` extra and are
-listed only when its model loaded.
+Scorers come from one registry (`graph_builder.graphs.scorers`): every measure of the loaded graphs, each
+extra graph set (e.g. `berant`), `exact`, and, with the `lm` extra, `lm_cosine`, `<graph scorer>+smooth` and
+`<graph scorer>+lm`. An answer backed off to the LM is ordered by it but never made true by it.
 """
 
 from __future__ import annotations
@@ -25,19 +21,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache, predicate_words
+from graph_builder.embeddings import SentenceEncoder, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
-from graph_builder.graphs.graphset import GraphSet, Query, Smoothing, check_smoothing
+from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
 
-EXACT = "exact"
-LM_COSINE = "lm_cosine"
-SMOOTH = "+smooth"
-LM_BACKOFF = "+lm"
-LM_BACKOFF_MATCH = "lm_backoff"
 NORMALISED_PREDICATE = re.compile(r"^(NEG__)?([a-z][\w'.\-]*__)*\([^(),#\s]+\.[^(),#\s]+,[^(),#\s]+\.[^(),#\s]+\)$")
 _PLACEHOLDERS = ("Alice", "Bob")
 WINDOW_RECHECK_SECONDS = 60.0  # a window seen holding news is not asked about again for this long
@@ -91,16 +83,6 @@ class ScoredEvidence:
     match: str
 
 
-@dataclass(frozen=True)
-class GraphScorer:
-    """A scorer reading entailment graphs: which set, which measure, with or without premise smoothing."""
-
-    graphs: GraphSet
-    measure: str
-    smooth: bool = False
-    lm_backoff: bool = False
-
-
 @dataclass
 class Answer:
     """The judgement of one hypothesis."""
@@ -128,49 +110,24 @@ class ScoringEngine:
         self.max_evidence = max_evidence
         self.encoder = encoder
         self.extra_graphs = dict(sorted((extra_graphs or {}).items()))
-        check_smoothing(smooth_k, smooth_min_cosine)
-        self.smooth_k = smooth_k
-        self.smooth_min_cosine = smooth_min_cosine
-        self._graph_scorers = self._build_graph_scorers()
+        self.registry: Scorers = build_scorers(graphs, extra_graphs=self.extra_graphs, encoder=encoder,
+                                               smooth_k=smooth_k, smooth_min_cosine=smooth_min_cosine,
+                                               default=default_scorer)
         self._windows_seen: dict[int, float] = {}  # window -> when the store last showed it holds news
-        self.default_scorer = self.check_scorer(default_scorer) if default_scorer else graphs.default_measure
 
-    def _build_graph_scorers(self) -> dict[str, GraphScorer]:
-        scorers = {m: GraphScorer(self.graphs, m) for m in self.graphs.measures}
-        for name, extra in self.extra_graphs.items():
-            if name in scorers or name in (EXACT, LM_COSINE) or SMOOTH in name or LM_BACKOFF in name:
-                raise InputError(f"extra graph set name {name!r} clashes with a scorer name; "
-                                 f"taken: {', '.join([*scorers, EXACT, LM_COSINE])}")
-            scorers[name] = GraphScorer(extra, extra.default_measure)
-        if self.encoder is not None:
-            for name, scorer in list(scorers.items()):
-                if scorer.graphs.embeddings is not None:
-                    scorers[name + SMOOTH] = GraphScorer(scorer.graphs, scorer.measure, smooth=True)
-            for name, scorer in list(scorers.items()):
-                scorers[name + LM_BACKOFF] = GraphScorer(scorer.graphs, scorer.measure, scorer.smooth, lm_backoff=True)
-        return scorers
+    @property
+    def default_scorer(self) -> str:
+        """The scorer a request gets when it names none."""
+        return self.registry.default
 
     @property
     def scorers(self) -> list[str]:
-        """Every scorer a request may name: graph measures (and their +smooth), extra graph sets, exact, lm_cosine."""
-        return [*self._graph_scorers, EXACT, *([LM_COSINE] if self.encoder is not None else [])]
+        """Every scorer a request may name, in the registry's order."""
+        return list(self.registry)
 
     def check_scorer(self, scorer: str | None) -> str:
-        """Return a valid scorer name (the default for None) or raise InputError listing the valid ones."""
-        scorer = scorer or self.default_scorer
-        if scorer in self.scorers:
-            return scorer
-        graph_scorer = scorer.removesuffix(LM_BACKOFF)
-        if self.encoder is None and graph_scorer != scorer and graph_scorer in self._graph_scorers:
-            raise InputError(f"scorer {scorer!r} is unavailable: the sentence-embedding model is not loaded "
-                             f"({INSTALL_HINT}); valid scorers: {', '.join(self.scorers)}")
-        base = graph_scorer.removesuffix(SMOOTH)
-        if graph_scorer == LM_COSINE or (graph_scorer.endswith(SMOOTH) and base in self._graph_scorers):
-            why = (f"the sentence-embedding model is not loaded ({INSTALL_HINT})" if self.encoder is None else
-                   f"{self._graph_scorers[base].graphs.path} has no predicate embeddings "
-                   f"(build them with `egqa graph embed {self._graph_scorers[base].graphs.path}`)")
-            raise InputError(f"scorer {scorer!r} is unavailable: {why}; valid scorers: {', '.join(self.scorers)}")
-        raise InputError(f"unknown scorer {scorer!r}; valid scorers: {', '.join(self.scorers)}")
+        """Return a valid scorer name (the default for None) or raise InputError saying why it is not offered."""
+        return self.registry.check(scorer).name
 
     # -- resolving hypotheses ------------------------------------------------------------------------
     def resolve_window(self, date: dt.date | None, window: int | None, checked: set[int] | None = None) -> int:
@@ -271,7 +228,7 @@ class ScoringEngine:
         Without evidence to explain (`top_k` 0, as batch evaluation asks) and with a scorer that reads
         predicates only, the store returns each lookup's evidence grouped by predicate, which scores
         alike and costs a fraction of whole rows."""
-        scorer = self.check_scorer(options.scorer)
+        scorer = self.registry.check(options.scorer)
         threshold = self.threshold if options.threshold is None else options.threshold
         if options.top_k < 0:
             raise InputError("top_k must be 0 or more")
@@ -279,8 +236,7 @@ class ScoringEngine:
         distinct: dict[EvidenceQuery, int] = {}
         inverse = [distinct.setdefault(EvidenceQuery(h.window, h.subj, h.obj, tuple(ex), self.max_evidence),
                                        len(distinct)) for h, ex in zip(hyps, excludes, strict=True)]
-        backoff = scorer in self._graph_scorers and self._graph_scorers[scorer].lm_backoff
-        if options.top_k == 0 and scorer != LM_COSINE and not backoff:
+        if options.top_k == 0 and not scorer.reads_text:
             summaries = self.store.evidence_summary(list(distinct))
             groups = [[g for g in summaries[i] if not (options.exclude_same_predicate and g.predicate == h.predicate)]
                       for h, i in zip(hyps, inverse, strict=True)]
@@ -291,7 +247,7 @@ class ScoringEngine:
             for h, gs in zip(hyps, groups, strict=True):
                 best = float(group_scores[offset:offset + len(gs)].max()) if gs else 0.0
                 offset += len(gs)
-                answers.append(Answer(h, scorer, best, best > 0.0 and best >= threshold, threshold,
+                answers.append(Answer(h, scorer.name, best, best > 0.0 and best >= threshold, threshold,
                                       sum(g.count for g in gs)))
             return answers
         found = self.store.evidence_many(list(distinct))
@@ -299,8 +255,6 @@ class ScoringEngine:
                 for h, i in zip(hyps, inverse, strict=True)]
         flat = [(qi, e) for qi, ev in enumerate(kept) for e in ev]
         scores, matches = self._score_pairs(hyps, flat, scorer)
-        if backoff:
-            scores, matches = self._lm_backoff(hyps, flat, kept, scores, matches)
         answers = []
         offset = 0
         for h, ev in zip(hyps, kept, strict=True):
@@ -310,71 +264,33 @@ class ScoringEngine:
             chunk.sort(key=lambda s: (-s.score, s.evidence.triple_id))
             # An LM-backoff score only orders answers: it never makes one true.
             by_graphs = bool(chunk) and chunk[0].match != LM_BACKOFF_MATCH
-            answers.append(Answer(h, scorer, best, by_graphs and best > 0.0 and best >= threshold, threshold,
+            answers.append(Answer(h, scorer.name, best, by_graphs and best > 0.0 and best >= threshold, threshold,
                                   len(chunk), chunk[: options.top_k]))
         return answers
 
     def _score_pairs(self, hyps: Sequence[Hypothesis], flat: Sequence[tuple[int, Evidence | PredicateCount]],
-                     scorer: str) -> tuple[np.ndarray, list[str]]:
-        exact = np.array([e.aligned and e.predicate == hyps[qi].predicate for qi, e in flat], dtype=bool)
-        if scorer == EXACT or not flat:
-            return exact.astype(float), ["exact" if x else "none" for x in exact]
-        if scorer == LM_COSINE:
-            return self._lm_cosine(hyps, flat), [LM_COSINE] * len(flat)  # type: ignore[arg-type]
-        graph_scorer = self._graph_scorers[scorer]
+                     scorer: Scorer) -> tuple[np.ndarray, list[str]]:
+        """Score each (hypothesis index, evidence) pair with `scorer`; return the scores and match kinds."""
         queries = [Query(e.predicate, hyps[qi].predicate, (hyps[qi].subj_type, hyps[qi].obj_type), not e.aligned)
                    for qi, e in flat]
-        batch = graph_scorer.graphs.score_batch(queries, graph_scorer.measure, smoothing=self._smoothing(graph_scorer))
-        # The same predicate in the same order is the hypothesis itself: it entails it fully.
-        scores = np.where(exact, 1.0, np.clip(batch.scores, 0.0, 1.0))
-        matches = ["exact" if x else stage for x, stage in zip(exact, batch.stage, strict=True)]
-        return scores, matches
-
-    def _lm_backoff(self, hyps: Sequence[Hypothesis], flat: list[tuple[int, Evidence]], kept: Sequence[Sequence[Evidence]],
-                    scores: np.ndarray, matches: list[str]) -> tuple[np.ndarray, list[str]]:
-        """Where no evidence of a hypothesis scores above 0, score its evidence by LM cosine x LM_BACKOFF_SCALE."""
-        unscored = np.zeros(len(flat), dtype=bool)
-        offset = 0
-        for ev in kept:
-            if ev and not (scores[offset:offset + len(ev)] > 0).any():
-                unscored[offset:offset + len(ev)] = True
-            offset += len(ev)
-        if not unscored.any():
-            return scores, matches
-        rows = np.flatnonzero(unscored)
-        scores = scores.copy()
-        scores[rows] = LM_BACKOFF_SCALE * self._lm_cosine(hyps, [flat[i] for i in rows])
-        matches = list(matches)
-        for i in rows:
-            matches[i] = LM_BACKOFF_MATCH
-        return scores, matches
-
-    def _smoothing(self, scorer: GraphScorer) -> Smoothing | None:
-        if not scorer.smooth or self.encoder is None:
-            return None
-        return Smoothing(VectorCache(self.encoder).vectors, self.smooth_k, self.smooth_min_cosine)
-
-    def _lm_cosine(self, hyps: Sequence[Hypothesis], flat: list[tuple[int, Evidence]]) -> np.ndarray:
-        """Cosine of each evidence sentence and its hypothesis read as a sentence, in [0, 1]."""
-        assert self.encoder is not None
-        cache = VectorCache(self.encoder)  # a batch repeats sentences: each is embedded once
-        sentences = cache.vectors([e.sentence for _, e in flat])
-        claims = cache.vectors([hypothesis_text(hyps[qi]) for qi, _ in flat])
-        return np.clip(np.einsum("ij,ij->i", sentences, claims, dtype=np.float64), 0.0, 1.0)
+        batch = PairBatch(queries, groups=np.array([qi for qi, _ in flat], dtype=np.int64))
+        if scorer.reads_text:
+            batch.premise_texts = [e.sentence for _, e in flat]  # type: ignore[union-attr]
+            batch.hypothesis_texts = [hypothesis_text(hyps[qi]) for qi, _ in flat]
+        scored = batch.scored(scorer)
+        return scored.scores, scored.matches
 
     def entailment(self, premise: str, hypothesis: str, types: str) -> dict[str, dict[str, object]]:
-        """Score premise -> hypothesis and hypothesis -> premise under every graph scorer (but the +lm ones)."""
+        """Score premise -> hypothesis and hypothesis -> premise under every scorer that reads graphs alone."""
         out: dict[str, dict[str, object]] = {}
-        for name, scorer in self._graph_scorers.items():
-            if scorer.lm_backoff:
-                continue  # +lm reads evidence sentences; between two predicates it is its graph scorer
-            smoothing = self._smoothing(scorer)
-            fwd = scorer.graphs.score_batch([Query(premise, hypothesis, _types(types))], scorer.measure,
-                                            smoothing=smoothing)
-            bwd = scorer.graphs.score_batch([Query(hypothesis, premise, _types(types))], scorer.measure,
-                                            smoothing=smoothing)
+        forward = PairBatch([Query(premise, hypothesis, _types(types))], identity_is_one=False)
+        backward = PairBatch([Query(hypothesis, premise, _types(types))], identity_is_one=False)
+        for name, scorer in self.registry.items():
+            if not scorer.reads_graphs or scorer.reads_text:
+                continue  # between two bare predicates only the graphs have something to say
+            fwd, bwd = forward.scored(scorer), backward.scored(scorer)
             out[name] = {"forward": float(fwd.scores[0]), "backward": float(bwd.scores[0]),
-                         "forward_match": fwd.stage[0], "backward_match": bwd.stage[0]}
+                         "forward_match": fwd.matches[0], "backward_match": bwd.matches[0]}
         return out
 
 

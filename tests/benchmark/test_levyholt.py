@@ -10,8 +10,8 @@ import pytest
 from graph_builder.graphs.build import BuildParams, build_graphs
 from graph_builder.graphs.graphset import GraphSet
 from benchmark.metrics import pr_curve
-from benchmark.levyholt import (evaluate_levyholt, format_table, lm_cosine_pairs, read_readable, read_rels,
-                                score_pairs, to_query)
+from benchmark.levyholt import evaluate_levyholt, format_table, read_readable, read_rels, score_pairs, to_query
+from graph_builder.graphs.scorers import LmCosine, build_scorers
 from graph_builder.embeddings import embed_graphset
 from tests.graph_builder.graph_fixtures import SHARED_DATA, write_triples
 from tests.graph_builder.lm_fixtures import encoder_or_skip
@@ -56,7 +56,7 @@ def test_symmetric_measures_score_zero_auc_norm_on_dev_dir(tmp_path: Path) -> No
     assert by["cos"]["coverage"] > 0.5 and by["lin"]["coverage"] > 0.5
     labels = np.array([p.label for p in pairs])
     for measure in ("cos", "lin"):
-        scores, _ = score_pairs(gs, pairs, measure)
+        scores, _ = score_pairs(build_scorers(gs)[measure], pairs)
         # Each line and the next are the same pair in both orders with opposite labels: equal scores.
         np.testing.assert_array_equal(scores[0::2], scores[1::2])
         assert (labels[0::2] != labels[1::2]).all()
@@ -121,12 +121,12 @@ def test_lm_rows_smoothing_raises_coverage_and_lm_cosine_is_symmetric(tmp_path: 
                              encoder=encoder)
     by = {r["measure"]: r for r in rows}
     graph_rows = {"binc", "cos", "binc+smooth", "cos+smooth"}
-    assert set(by) == graph_rows | {f"{r}+lm" for r in graph_rows} | {"lm_cosine"}
+    assert set(by) == graph_rows | {f"{r}+lm" for r in graph_rows} | {"lm_cosine", "exact"}
     # +lm: every readable pair gets a score (the LM's where the graph has none), the graph's rows unchanged.
     assert by["binc+lm"]["coverage"] == by["lm_cosine"]["coverage"] > by["binc"]["coverage"]
     assert by["binc+smooth"]["grounded"] > by["binc"]["grounded"] + 0.05  # measured: 0.54 -> 0.61
     assert by["binc+smooth"]["coverage"] > by["binc"]["coverage"]
     # The LM cosine is symmetric: each pair and its reverse score alike, so dev_dir gives it ~0 AUC_norm.
-    scores, readable = lm_cosine_pairs(encoder, pairs)
+    scores, readable = score_pairs(LmCosine(encoder), pairs)
     np.testing.assert_array_equal(scores[0::2], scores[1::2])
     assert readable.all() and by["lm_cosine"]["coverage"] > 0.9 and by["lm_cosine"]["auc_norm"] < 0.05

@@ -1,0 +1,353 @@
+"""The scorer registry: every way egqa scores a premise predicate against a hypothesis predicate.
+
+The service's queries, batch evaluation and the LevyHolt evaluation all take their scorers from
+`build_scorers`, so a scorer's name, what it needs and the error that says why it is unavailable are written
+once, here. Adding a scorer touches this file only: a base kind (a class with `name`, `reads_text`,
+`reads_graphs` and `score`) listed by `build_scorers`, or a wrapper listed in `WRAPPERS`.
+
+Kinds:
+- `GraphScorer`: one measure of a graph set (typed edge in the hypothesis' orientation, then fuzzy, then
+  cross-graph backoff); named by the measure (`binc`), or by the set's name for an extra set (`berant`).
+- `ExactScorer` (`exact`): 1 where the premise is the hypothesis' own predicate with its arguments in the same
+  order, else 0: the baseline that knows no entailment.
+- `LmCosine` (`lm_cosine`): the cosine of the premise's and the hypothesis' texts, embedded by the sentence
+  model (Reimers and Gurevych 2019, all-MiniLM-L6-v2).
+- wrapper `Smoothed` (`<graph scorer>+smooth`): LM premise smoothing (McKenna et al. 2023): a premise missing
+  from its typed graph is scored through its nearest nodes there.
+- wrapper `LmBackoff` (`<graph scorer>+lm`): the graph scorer's score; where no pair of a group (the evidence
+  of one hypothesis) scores above 0, the LM cosine scaled by LM_BACKOFF_SCALE, so that it orders what the
+  graphs leave at 0 and ranks below every answer the graphs score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache
+from graph_builder.errors import InputError
+from graph_builder.graphs.graphset import GraphSet, Query, Smoothing, check_smoothing
+
+EXACT = "exact"
+LM_COSINE = "lm_cosine"
+LM_BACKOFF_MATCH = "lm_backoff"  # the match kind of a pair an LM backoff scored
+NO_MATCH = "none"
+
+
+@dataclass
+class PairBatch:
+    """Premise -> hypothesis pairs to score, and what the scorers that read text need.
+
+    `groups` names the hypothesis each pair belongs to (LM backoff works per hypothesis); None makes each pair
+    its own. `premise_texts` and `hypothesis_texts` are needed by scorers that read text (evidence sentences
+    and the hypothesis as a sentence). `identity_is_one`: a graph scorer gives 1 to the hypothesis' own
+    predicate in the same order (the service); False keeps the graph's own score (LevyHolt, as always
+    measured). Scores are kept per scorer name, so a wrapper and its inner scorer are computed once a batch."""
+
+    queries: Sequence[Query]
+    groups: npt.NDArray[np.int64] | None = None
+    premise_texts: Sequence[str] | None = None
+    hypothesis_texts: Sequence[str] | None = None
+    identity_is_one: bool = True
+    _memo: dict[str, Scored] = field(default_factory=dict, repr=False)
+
+    def scored(self, scorer: Scorer) -> Scored:
+        """Score this batch with `scorer` (once per scorer name)."""
+        if scorer.name not in self._memo:
+            if scorer.reads_text and (self.premise_texts is None or self.hypothesis_texts is None):
+                raise ValueError(f"scorer {scorer.name!r} reads text: the batch must carry the pairs' texts")
+            self._memo[scorer.name] = scorer.score(self) if self.queries else Scored.empty()
+        return self._memo[scorer.name]
+
+    def identity(self) -> npt.NDArray[np.bool_]:
+        """Whether each premise is the hypothesis' own predicate with its arguments in the same order."""
+        return np.array([q.premise == q.hypothesis and not q.premise_reversed for q in self.queries], dtype=bool)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A batch's scores in [0, 1], how each pair matched, and whether the scorer could read it at all."""
+
+    scores: npt.NDArray[np.float64]
+    matches: list[str]
+    grounded: npt.NDArray[np.bool_]
+
+    @classmethod
+    def empty(cls) -> Scored:
+        """The scores of an empty batch."""
+        return cls(np.zeros(0), [], np.zeros(0, dtype=bool))
+
+
+class Scorer(Protocol):
+    """Scores premise -> hypothesis pairs. `reads_text`: needs the pairs' texts (so whole evidence rows);
+    `reads_graphs`: reads entailment graphs (so it can score two bare predicates)."""
+
+    name: str
+    reads_text: bool
+    reads_graphs: bool
+
+    def score(self, batch: PairBatch) -> Scored:
+        """Score every pair of the batch."""
+        ...
+
+
+@dataclass(frozen=True)
+class GraphScorer:
+    """One measure of a graph set."""
+
+    name: str
+    graphs: GraphSet
+    measure: str
+    reads_text: ClassVar[bool] = False
+    reads_graphs: ClassVar[bool] = True
+
+    def score(self, batch: PairBatch) -> Scored:
+        """Score the pairs in the graphs (typed, fuzzy, backoff)."""
+        return self.score_with(batch, None)
+
+    def score_with(self, batch: PairBatch, smoothing: Smoothing | None) -> Scored:
+        """Score the pairs in the graphs, premises missing from their typed graph smoothed when asked."""
+        result = self.graphs.score_batch(batch.queries, self.measure, smoothing=smoothing)
+        scores = np.clip(result.scores, 0.0, 1.0)
+        matches = list(result.stage)
+        if batch.identity_is_one:
+            identity = batch.identity()
+            scores = np.where(identity, 1.0, scores)
+            matches = ["exact" if same else stage for same, stage in zip(identity, matches, strict=True)]
+        return Scored(scores, matches, np.array([m != NO_MATCH for m in matches], dtype=bool))
+
+
+@dataclass(frozen=True)
+class ExactScorer:
+    """1 for the hypothesis' own predicate with its arguments in the same order, else 0."""
+
+    name: str = EXACT
+    reads_text: ClassVar[bool] = False
+    reads_graphs: ClassVar[bool] = False
+
+    def score(self, batch: PairBatch) -> Scored:
+        """Score each pair 1 if it is the hypothesis itself."""
+        identity = batch.identity()
+        return Scored(identity.astype(float), ["exact" if x else NO_MATCH for x in identity],
+                      np.ones(len(identity), dtype=bool))
+
+
+@dataclass(frozen=True)
+class LmCosine:
+    """The cosine of the premise's and the hypothesis' texts, embedded by the sentence model, in [0, 1]."""
+
+    encoder: SentenceEncoder
+    name: str = LM_COSINE
+    reads_text: ClassVar[bool] = True
+    reads_graphs: ClassVar[bool] = False
+
+    def score(self, batch: PairBatch) -> Scored:
+        """Embed both sides of every pair (each distinct text once) and take their cosines."""
+        assert batch.premise_texts is not None and batch.hypothesis_texts is not None
+        cache = VectorCache(self.encoder)
+        premises = cache.vectors(list(batch.premise_texts))
+        hypotheses = cache.vectors(list(batch.hypothesis_texts))
+        scores = np.clip(np.einsum("ij,ij->i", premises, hypotheses, dtype=np.float64), 0.0, 1.0)
+        return Scored(scores, [LM_COSINE] * len(scores), np.ones(len(scores), dtype=bool))
+
+
+@dataclass(frozen=True)
+class Smoothed:
+    """A graph scorer with LM premise smoothing (McKenna et al. 2023)."""
+
+    inner: GraphScorer
+    encoder: SentenceEncoder
+    k: int = 4
+    min_cosine: float = 0.5
+    reads_text: ClassVar[bool] = False
+    reads_graphs: ClassVar[bool] = True
+    SUFFIX: ClassVar[str] = "+smooth"
+
+    @property
+    def name(self) -> str:
+        """`<graph scorer>+smooth`."""
+        return self.inner.name + self.SUFFIX
+
+    def score(self, batch: PairBatch) -> Scored:
+        """Score in the graphs, a premise missing from its typed graph through its nearest nodes there."""
+        # A fresh cache per batch: a batch repeats predicates, a long-lived cache would only grow.
+        return self.inner.score_with(batch, Smoothing(VectorCache(self.encoder).vectors, self.k, self.min_cosine))
+
+    @classmethod
+    def wrap(cls, inner: Scorer, context: ScorerContext) -> Scorer | str | None:
+        """The smoothed scorer, the reason it is unavailable, or None where smoothing does not apply."""
+        if not isinstance(inner, GraphScorer):
+            return None
+        if context.encoder is None:
+            return f"the sentence-embedding model is not loaded ({INSTALL_HINT})"
+        if inner.graphs.embeddings is None:
+            return (f"{context.label(inner.graphs)} has no predicate embeddings "
+                    "(build them with `egqa graph embed GRAPHS_DIR`)")
+        return cls(inner, context.encoder, context.smooth_k, context.smooth_min_cosine)
+
+
+@dataclass(frozen=True)
+class LmBackoff:
+    """A graph scorer; where it scores none of a hypothesis' pairs above 0, the LM cosine x LM_BACKOFF_SCALE."""
+
+    inner: Scorer
+    lm: LmCosine
+    reads_text: ClassVar[bool] = True
+    reads_graphs: ClassVar[bool] = False
+    SUFFIX: ClassVar[str] = "+lm"
+
+    @property
+    def name(self) -> str:
+        """`<graph scorer>+lm`."""
+        return self.inner.name + self.SUFFIX
+
+    def score(self, batch: PairBatch) -> Scored:
+        """The inner scores, and the scaled LM cosine for every pair of a group the inner scorer left at 0."""
+        base = batch.scored(self.inner)
+        groups = np.arange(len(batch.queries)) if batch.groups is None else np.asarray(batch.groups)
+        if len(groups) == 0:
+            return base
+        # A group is unscored when its best pair scores 0: the max of each group, spread back to its pairs.
+        _, inverse = np.unique(groups, return_inverse=True)
+        best = np.zeros(inverse.max() + 1)
+        np.maximum.at(best, inverse, base.scores)
+        unscored = best[inverse] <= 0
+        if not unscored.any():
+            return base
+        lm = batch.scored(self.lm)
+        scores = np.where(unscored, LM_BACKOFF_SCALE * lm.scores, base.scores)
+        matches = [LM_BACKOFF_MATCH if u else m for u, m in zip(unscored, base.matches, strict=True)]
+        return Scored(scores, matches, base.grounded | lm.grounded)
+
+    @classmethod
+    def wrap(cls, inner: Scorer, context: ScorerContext) -> Scorer | str | None:
+        """The backed-off scorer, the reason it is unavailable, or None where backoff does not apply."""
+        if not inner.reads_graphs:
+            return None
+        if context.encoder is None:
+            return f"the sentence-embedding model is not loaded ({INSTALL_HINT})"
+        return cls(inner, LmCosine(context.encoder))
+
+
+@dataclass(frozen=True)
+class ScorerContext:
+    """What the wrappers need to decide whether they apply: the model, smoothing settings, graph set names."""
+
+    encoder: SentenceEncoder | None
+    smooth_k: int
+    smooth_min_cosine: float
+    names: Mapping[int, str]  # id(GraphSet) -> how errors name it
+
+    def label(self, graphs: GraphSet) -> str:
+        """How an error names a graph set (never by its path: error bodies disclose no server paths)."""
+        name = self.names.get(id(graphs))
+        return "the loaded graph set" if name is None else f"the graph set {name!r}"
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A scorer this installation cannot offer, and why: what a later wrapper sees in its place."""
+
+    name: str
+    reason: str
+    reads_graphs: bool
+    reads_text: ClassVar[bool] = False
+
+    def score(self, batch: PairBatch) -> Scored:
+        """Never called: an unavailable scorer is not offered."""
+        raise InputError(f"scorer {self.name!r} is unavailable: {self.reason}")
+
+
+class Wrapper(Protocol):
+    """A scorer kind built on another scorer, named `<inner><SUFFIX>`."""
+
+    SUFFIX: ClassVar[str]
+    reads_graphs: ClassVar[bool]
+
+    @classmethod
+    def wrap(cls, inner: Scorer, context: ScorerContext) -> Scorer | str | None:
+        """The wrapped scorer, the reason it is unavailable, or None where it does not apply to `inner`."""
+        ...
+
+
+# Applied in this order, each to every scorer there is by then: so `binc+smooth+lm` exists, `binc+lm+smooth` not.
+WRAPPERS: tuple[type[Wrapper], ...] = (Smoothed, LmBackoff)
+
+
+class Scorers(Mapping[str, Scorer]):
+    """The scorers an installation offers, by name, and why each unavailable one is not offered."""
+
+    def __init__(self, scorers: Sequence[Scorer], unavailable: Mapping[str, str], default: str) -> None:
+        self._scorers = {s.name: s for s in scorers}
+        self.unavailable = dict(unavailable)
+        self.default = default
+
+    def __getitem__(self, name: str) -> Scorer:
+        return self._scorers[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._scorers)
+
+    def __len__(self) -> int:
+        return len(self._scorers)
+
+    def check(self, name: str | None) -> Scorer:
+        """Return the scorer named (the default for None), or raise InputError saying why it is not offered."""
+        name = name or self.default
+        if name in self._scorers:
+            return self._scorers[name]
+        valid = f"valid scorers: {', '.join(self._scorers)}"
+        if name in self.unavailable:
+            raise InputError(f"scorer {name!r} is unavailable: {self.unavailable[name]}; {valid}")
+        raise InputError(f"unknown scorer {name!r}; {valid}")
+
+
+def build_scorers(graphs: GraphSet, *, measures: Sequence[str] | None = None,
+                  extra_graphs: Mapping[str, GraphSet] | None = None, encoder: SentenceEncoder | None = None,
+                  smooth_k: int = 4, smooth_min_cosine: float = 0.5, default: str | None = None) -> Scorers:
+    """Every scorer the loaded graphs and model allow, in a fixed order: each measure of `graphs` (or only
+    `measures`), each extra graph set by its name, `exact`, `lm_cosine` when the model is loaded, then each
+    wrapper of `WRAPPERS` over every scorer it applies to. `default` (else the graphs' default measure)
+    must be one of them."""
+    check_smoothing(smooth_k, smooth_min_cosine)
+    extra = dict(sorted((extra_graphs or {}).items()))
+    chosen = [graphs.check_measure(m) for m in measures] if measures else list(graphs.measures)
+    base: list[Scorer] = [GraphScorer(m, graphs, m) for m in chosen]
+    reserved = {*chosen, EXACT, LM_COSINE}
+    for name, extra_set in extra.items():
+        if name in reserved or any(w.SUFFIX in name for w in WRAPPERS):
+            raise InputError(f"extra graph set name {name!r} clashes with a scorer name; taken: "
+                             f"{', '.join(sorted(reserved))}, and any name holding "
+                             f"{' or '.join(w.SUFFIX for w in WRAPPERS)}")
+        base.append(GraphScorer(name, extra_set, extra_set.default_measure))
+    base.append(ExactScorer())
+    unavailable: dict[str, str] = {}
+    if encoder is not None:
+        base.append(LmCosine(encoder))
+    else:
+        unavailable[LM_COSINE] = f"the sentence-embedding model is not loaded ({INSTALL_HINT})"
+    context = ScorerContext(encoder, smooth_k, smooth_min_cosine, {id(s): n for n, s in extra.items()})
+    scorers = list(base)
+    # What a wrapper would have built but cannot: later wrappers over it are unavailable for the same reason.
+    missing: list[Unavailable] = [Unavailable(LM_COSINE, unavailable[LM_COSINE], LmCosine.reads_graphs)] \
+        if LM_COSINE in unavailable else []
+    for wrapper in WRAPPERS:
+        for inner in [*scorers, *missing]:
+            wrapped = wrapper.wrap(inner, context)
+            if wrapped is None:
+                continue
+            name = inner.name + wrapper.SUFFIX
+            if isinstance(inner, Unavailable) or isinstance(wrapped, str):
+                reason = inner.reason if isinstance(inner, Unavailable) else str(wrapped)
+                unavailable[name] = reason
+                missing.append(Unavailable(name, reason, wrapper.reads_graphs))
+            else:
+                scorers.append(wrapped)
+    default = default or (graphs.default_measure if graphs.default_measure in chosen else chosen[0])
+    registry = Scorers(scorers, unavailable, default)
+    registry.check(registry.default)
+    return registry

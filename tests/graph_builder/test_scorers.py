@@ -1,0 +1,127 @@
+"""The scorer registry: names derived from the graphs and the model, errors that say why, and each kind's
+scores checked against a naive reference on small inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graph_builder.embeddings import LM_BACKOFF_SCALE
+from graph_builder.errors import InputError
+from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, LmBackoff, PairBatch, Scored, build_scorers)
+from tests.graph_builder.lm_fixtures import build_lm_graphs
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory: pytest.TempPathFactory) -> GraphSet:
+    return GraphSet.load(build_lm_graphs(tmp_path_factory.mktemp("scorers")))
+
+
+class FakeEncoder:
+    """Unit vectors from a fixed table: `same` texts embed alike, anything else orthogonally."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        table = {"a": [1.0, 0.0, 0.0], "a'": [0.6, 0.8, 0.0], "b": [0.0, 0.0, 1.0]}
+        return np.array([table.get(t, [0.0, 1.0, 0.0]) for t in texts], dtype=np.float32)
+
+
+def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet) -> None:
+    plain = build_scorers(graphs)
+    assert list(plain) == [*graphs.measures, "exact"]
+    assert plain.default == graphs.default_measure
+    # Without the model, every LM scorer is named as unavailable (not unknown), the reason without a path.
+    for name in ("lm_cosine", "binc+smooth", "binc+lm", "binc+smooth+lm"):
+        with pytest.raises(InputError, match=rf"scorer '{name.replace('+', '[+]')}' is unavailable: the "
+                                             r"sentence-embedding model is not loaded"):
+            plain.check(name)
+    with pytest.raises(InputError, match=r"unknown scorer 'exact\+lm'; valid scorers: binc, "):
+        plain.check("exact+lm")
+    with pytest.raises(InputError, match=r"unknown scorer 'binc\+smooth\+smooth'"):
+        plain.check("binc+smooth+smooth")
+    assert str(graphs.path) not in " ".join(plain.unavailable.values())
+
+
+def test_an_extra_set_is_a_scorer_and_its_name_may_not_clash(graphs: GraphSet) -> None:
+    registry = build_scorers(graphs, measures=["binc"], extra_graphs={"other": graphs})
+    assert list(registry) == ["binc", "other", "exact"]
+    for clash in ("binc", "exact", "lm_cosine", "mine+lm", "a+smooth"):
+        with pytest.raises(InputError, match="clashes with a scorer name"):
+            build_scorers(graphs, extra_graphs={clash: graphs})
+
+
+def test_with_the_model_the_wrappers_apply_to_every_graph_scorer(graphs: GraphSet) -> None:
+    other = GraphSet.load(graphs.path)  # a set of its own (the errors name sets by name)
+    registry = build_scorers(graphs, measures=["binc"], extra_graphs={"other": other}, encoder=FakeEncoder())
+    smooth = ["binc+smooth", "other+smooth"] if graphs.embeddings is not None else []
+    assert list(registry) == ["binc", "other", "exact", "lm_cosine", *smooth, "binc+lm", "other+lm",
+                              *[f"{s}+lm" for s in smooth]]
+    if graphs.embeddings is None:  # the fixture has none: the reason names the set, not its folder
+        assert registry.unavailable["other+smooth"].startswith("the graph set 'other' has no predicate embeddings")
+        assert registry.unavailable["binc+smooth+lm"].startswith("the loaded graph set has no predicate embeddings")
+
+
+def test_exact_and_graph_identity() -> None:
+    same, other, flipped = (Query("(p.1,p.2)", "(p.1,p.2)", ("a", "b")), Query("(q.1,q.2)", "(p.1,p.2)", ("a", "b")),
+                            Query("(p.1,p.2)", "(p.1,p.2)", ("a", "b"), premise_reversed=True))
+    batch = PairBatch([same, other, flipped])
+    np.testing.assert_array_equal(batch.identity(), [True, False, False])
+
+
+def test_lm_backoff_matches_a_naive_reference_group_by_group() -> None:
+    # Groups 0 and 2 have a graph score above 0 somewhere: they keep theirs; group 1 has none: the LM's, scaled.
+    graph_scores = np.array([0.0, 0.4, 0.0, 0.0, 0.0, 0.2])
+    lm_scores = np.array([0.9, 0.1, 0.5, 0.7, 0.3, 0.8])
+    groups = np.array([0, 0, 1, 1, 2, 2])
+
+    class Fixed:
+        def __init__(self, name: str, scores: np.ndarray, reads_graphs: bool) -> None:
+            self.name, self.scores, self.reads_graphs, self.reads_text = name, scores, reads_graphs, False
+
+        def score(self, batch: PairBatch) -> Scored:
+            return Scored(self.scores, ["typed"] * len(self.scores), np.ones(len(self.scores), dtype=bool))
+
+    queries = [Query(f"(x{k}.1,x{k}.2)", "(h.1,h.2)", ("a", "b")) for k in range(6)]
+    batch = PairBatch(queries, groups=groups, premise_texts=["s"] * 6, hypothesis_texts=["h"] * 6)
+    scorer = LmBackoff(Fixed("g", graph_scores, True), Fixed("lm_cosine", lm_scores, False))  # type: ignore[arg-type]
+    scored = batch.scored(scorer)
+    expected = []
+    for k in range(6):
+        in_group = graph_scores[groups == groups[k]]
+        expected.append(graph_scores[k] if (in_group > 0).any() else LM_BACKOFF_SCALE * lm_scores[k])
+    np.testing.assert_allclose(scored.scores, expected)
+    assert [m == LM_BACKOFF_MATCH for m in scored.matches] == [False, False, True, True, False, False]
+    # Without groups each pair is its own: exactly the graph score where above 0, else the scaled LM.
+    alone = PairBatch(queries, premise_texts=["s"] * 6, hypothesis_texts=["h"] * 6).scored(scorer)
+    np.testing.assert_allclose(alone.scores, np.where(graph_scores > 0, graph_scores, LM_BACKOFF_SCALE * lm_scores))
+
+
+def test_a_text_scorer_refuses_a_batch_without_texts(graphs: GraphSet) -> None:
+    registry = build_scorers(graphs, encoder=FakeEncoder())
+    with pytest.raises(ValueError, match="reads text"):
+        PairBatch([Query("(a.1,a.2)", "(b.1,b.2)", ("x", "y"))]).scored(registry["lm_cosine"])
+    texts = PairBatch([Query("(a.1,a.2)", "(b.1,b.2)", ("x", "y"))] * 2, premise_texts=["a", "a'"],
+                      hypothesis_texts=["a", "b"])
+    np.testing.assert_allclose(texts.scored(registry["lm_cosine"]).scores, [1.0, 0.0], atol=1e-6)
+
+
+def test_empty_batches_score_nothing(graphs: GraphSet) -> None:
+    for scorer in build_scorers(graphs).values():
+        assert len(PairBatch([]).scored(scorer).scores) == 0
+
+
+def test_the_registry_is_the_one_place_that_spells_the_wrappers() -> None:
+    # No other module builds or takes apart scorer names by their suffixes.
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for package in ("service", "benchmark", "graph_builder", "retrieval"):
+        for path in (root / package).rglob("*.py"):
+            if path.name == "scorers.py":
+                continue
+            text = path.read_text(encoding="utf-8")
+            for needle in ('"+smooth"', '"+lm"', 'fix("+smooth', 'fix("+lm', 'with("+smooth', 'with("+lm'):
+                if needle in text:
+                    offenders.append(f"{path.relative_to(root)}: {needle}")
+    assert offenders == []
