@@ -21,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from graph_builder import __version__
+from graph_builder.entities import canonicalise
 from graph_builder.entity_types import harmonise_types
 from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
 from graph_builder.errors import InputError
@@ -71,6 +72,7 @@ class ExtractSummary:
     read: dict[str, object] = field(default_factory=dict)
     type_counts: dict[str, int] = field(default_factory=dict)
     types: dict[str, object] = field(default_factory=dict)
+    entities: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         """Return the summary as JSON-ready data."""
@@ -238,8 +240,9 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
                    model: str = DEFAULT_MODEL, window_days: int = DEFAULT_WINDOW_DAYS,
                    shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False, eval_from: dt.date | None = None,
                    progress: Callable[[int], None] | None = None,
-                   total: Callable[[int], None] | None = None) -> ExtractSummary:
-    """Extract typed triples from corpus files into the dataset folder `out`, resuming finished shards."""
+                   total: Callable[[int], None] | None = None, canonical: bool = True) -> ExtractSummary:
+    """Extract typed triples from corpus files into the dataset folder `out`, resuming finished shards; then
+    give each name one type and (unless `canonical` is False) each entity one canonical name."""
     started = time.perf_counter()
     if window_days < 1:
         raise InputError(f"window_days must be positive, got {window_days}")
@@ -269,6 +272,8 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
         if progress:
             progress(result.articles)
     summary.types = harmonise_types(out).to_dict()
+    if canonical:
+        summary.entities = canonicalise(out).to_dict()
     _summarise(out, summary)
     summary.seconds = round(time.perf_counter() - started, 2)
     (out / REPORT).write_bytes(orjson.dumps(summary.to_dict(), option=orjson.OPT_INDENT_2))

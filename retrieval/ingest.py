@@ -12,9 +12,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from graph_builder.entities import read_aliases
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.triples import ARTICLE_GLOB, TRIPLE_SCHEMA, dataset_identity, read_articles, shard_files
-from retrieval.protocol import EvidenceStore, StoreStats
+from retrieval.protocol import Alias, EvidenceStore, StoreStats
 
 log = logging.getLogger(__name__)
 DEFAULT_BATCH_SIZE = 20_000
@@ -29,6 +30,7 @@ class IndexSummary:
     articles: int
     seconds: float
     stats: StoreStats
+    aliases: int = 0
 
     @property
     def triples_skipped(self) -> int:
@@ -102,4 +104,17 @@ def index_dataset(path: Path, store: EvidenceStore, *, batch_size: int = DEFAULT
     else:
         log.warning("%s has no article table: window article counts will cover only articles with triples",
                     path)
-    return IndexSummary(read, added, articles, time.perf_counter() - start, store.stats())
+    aliases = _index_aliases(path, store, batch_size)
+    return IndexSummary(read, added, articles, time.perf_counter() - start, store.stats(), aliases)
+
+
+def _index_aliases(path: Path, store: EvidenceStore, batch_size: int) -> int:
+    """Give the store the dataset's alias table (canonical entities), so questions naming a short form find it."""
+    table = read_aliases(path) if path.is_dir() else None
+    if table is None:
+        return 0
+    written = 0
+    for batch in table.to_batches(max_chunksize=batch_size):
+        written += store.add_aliases(Alias(a, t, c, m) for a, t, c, m in zip(
+            *(batch.column(k).to_pylist() for k in ("alias", "type", "canonical", "mentions")), strict=True))
+    return written

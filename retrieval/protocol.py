@@ -91,6 +91,27 @@ class TypeCount:
 
 
 @dataclass(frozen=True, slots=True)
+class NameMatch:
+    """A name the store holds that a question's name may stand for, and why: `alias` (the canonical-entities
+    pass renamed it so), `prefix` (the name's words begin it) or `suffix` (they end it)."""
+
+    name: str
+    type: str
+    count: int
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """A name as extracted (`alias`, with its type) and the canonical name the store holds for it."""
+
+    alias: str
+    type: str
+    canonical: str
+    mentions: int
+
+
+@dataclass(frozen=True, slots=True)
 class StoreStats:
     """Totals of a store: what it holds and where."""
 
@@ -141,6 +162,15 @@ class EvidenceStore(Protocol):
 
     def argument_types(self, arg: str) -> list[TypeCount]:
         """Return the types an argument was seen with, most frequent first (ties by type name)."""
+        ...
+
+    def add_aliases(self, aliases: Iterable[Alias]) -> int:
+        """Add or replace alias rows (the canonical-entities pass' table); return how many were written."""
+        ...
+
+    def names_for(self, name: str, limit: int = 50) -> list[NameMatch]:
+        """Names the store holds that `name` may stand for: its aliases, then names whose words begin or end
+        with its words (whole words only), each with its type and mention count; `name` itself is not one."""
         ...
 
     def dataset(self) -> str | None:

@@ -29,6 +29,7 @@ from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
+from service.names import NameResolver
 
 NORMALISED_PREDICATE = re.compile(r"^(NEG__)?([a-z][\w'.\-]*__)*\([^(),#\s]+\.[^(),#\s]+,[^(),#\s]+\.[^(),#\s]+\)$")
 _PLACEHOLDERS = ("Alice", "Bob")
@@ -72,6 +73,7 @@ class Hypothesis:
     window: int
     predicate_text: str = ""
     types_from: str = "request"
+    names: tuple[str, ...] = ()  # how each argument was matched to a stored name (NameResolver)
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class ScoringEngine:
                                                smooth_k=smooth_k, smooth_min_cosine=smooth_min_cosine,
                                                default=default_scorer)
         self._windows_seen: dict[int, float] = {}  # window -> when the store last showed it holds news
+        self.names = NameResolver(store)
 
     @property
     def default_scorer(self) -> str:
@@ -193,10 +196,14 @@ class ScoringEngine:
             if swapped:
                 subj, obj = obj, subj
                 given = (item.object_type, item.subject_type)
+        subj_name = self.names.resolve(subj, _hint(given[0], parsed_types[0]), strict=bool(given[0]))
+        obj_name = self.names.resolve(obj, _hint(given[1], parsed_types[1]), strict=bool(given[1]))
+        subj, obj = subj_name.name, obj_name.name
         subj_type, src_a = self._argument_type(subj, given[0], parsed_types[0])
         obj_type, src_b = self._argument_type(obj, given[1], parsed_types[1])
         return Hypothesis(subj, predicate, obj, subj_type, obj_type, window, text,
-                          src_a if src_a == src_b else f"{src_a},{src_b}")
+                          src_a if src_a == src_b else f"{src_a},{src_b}",
+                          (subj_name.describe(), obj_name.describe()))
 
     def _normalise_predicate(self, predicate: str, subj: str, obj: str) -> tuple[str, str, bool, tuple[str, str]]:
         """Return (normalised predicate, its text, whether the arguments swap, NER types) for a surface predicate."""
@@ -298,6 +305,13 @@ def hypothesis_text(h: Hypothesis) -> str:
     """The hypothesis as a plain sentence for sentence embeddings: subject, predicate words, object."""
     words = h.predicate_text or predicate_words(h.predicate)
     return f"{h.subj} {words} {h.obj}."
+
+
+def _hint(given: str | None, parsed: str | None) -> str | None:
+    """The type a name is expected to have: the request's, else the recogniser's (None when unknown)."""
+    if given and given.strip():
+        return given.strip().lower()
+    return parsed if parsed and parsed != UNKNOWN_TYPE else None
 
 
 def _types(types: str) -> tuple[str, str]:

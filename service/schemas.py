@@ -140,6 +140,9 @@ class HypothesisOut(BaseModel):
     object_type: str
     predicate_text: str
     types_from: str
+    names: list[str] = Field(default_factory=list, description="How each argument was matched to a name the store "
+                             "holds: `obama -> barack obama (alias)`; rules exact, legal form, alias, leading words, "
+                             "surname, head; `unknown` or `ambiguous` when none matched.")
 
 
 class EvidenceOut(BaseModel):
@@ -189,7 +192,8 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
         score=significant(answer.score), answer=answer.answer, threshold=answer.threshold, scorer=answer.scorer,
         window=window,
         hypothesis=HypothesisOut(subject=h.subj, predicate=h.predicate, object=h.obj, subject_type=h.subj_type,
-                                 object_type=h.obj_type, predicate_text=h.predicate_text, types_from=h.types_from),
+                                 object_type=h.obj_type, predicate_text=h.predicate_text, types_from=h.types_from,
+                                 names=list(h.names)),
         evidence_count=answer.evidence_count,
         evidence=[EvidenceOut(sentence=s.evidence.sentence, sentence_id=s.evidence.sentence_id,
                               article_id=s.evidence.article_id, date=s.evidence.date, subject=s.evidence.subj,

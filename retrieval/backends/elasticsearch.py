@@ -25,9 +25,11 @@ from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
 from retrieval.protocol import (
     ARTICLE_FIELDS,
     TRIPLE_FIELDS,
+    Alias,
     ArticleRows,
     Evidence,
     EvidenceQuery,
+    NameMatch,
     PredicateCount,
     StoreStats,
     TripleRows,
@@ -72,6 +74,12 @@ TRIPLE_MAPPING: dict[str, Any] = {
         "negated": {"type": "boolean"},
         "sentence": _UNINDEXED,
     },
+}
+ALIAS_MAPPING: dict[str, Any] = {
+    "dynamic": "strict",
+    "_meta": {"egqa": MAPPING_VERSION},
+    "properties": {"alias": {"type": "keyword"}, "type": {"type": "keyword"}, "canonical": {"type": "keyword"},
+                   "mentions": {"type": "long"}},
 }
 ARTICLE_MAPPING: dict[str, Any] = {
     "dynamic": "strict",
@@ -118,6 +126,7 @@ class ElasticsearchStore:
         self.triples_alias = f"{prefix}-triples"
         self.articles_alias = f"{prefix}-articles"
         self.meta_index = f"{prefix}-meta"
+        self.aliases_index = f"{prefix}-aliases"
         self._templates_ready = False
         self.window_cache_seconds = window_cache_seconds
         self._window_cache: tuple[float, dict[int, WindowInfo]] = (-1e18, {})
@@ -442,6 +451,53 @@ class ElasticsearchStore:
                 counts[bucket["key"]] = counts.get(bucket["key"], 0) + int(bucket["doc_count"])
         return [TypeCount(t, n) for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
+    def add_aliases(self, aliases: Iterable[Alias]) -> int:
+        """Add or replace alias rows (one document per alias and type); return how many were written."""
+        rows = list(aliases)
+        if not rows:
+            return 0
+        if not self._call("aliases index check", lambda: self.client.indices.exists(index=self.aliases_index)):
+            self._call("aliases index create", lambda: self.client.indices.create(
+                index=self.aliases_index, mappings=ALIAS_MAPPING,
+                settings={"number_of_shards": 1, "number_of_replicas": self.replicas}))
+        written, _ = self._bulk("add_aliases", (
+            {"_op_type": "index", "_index": self.aliases_index, "_id": f"{a.alias}#{a.type}",
+             "_source": {"alias": a.alias, "type": a.type, "canonical": a.canonical, "mentions": int(a.mentions)}}
+            for a in rows))
+        return written
+
+    def names_for(self, name: str, limit: int = 50) -> list[NameMatch]:
+        """Names the store holds that `name` may stand for: aliases first, then by prefix and suffix words."""
+        resp = self._call("alias lookup", lambda: self.client.search(
+            index=self.aliases_index, ignore_unavailable=True, allow_no_indices=True, size=limit,
+            query={"term": {"alias": name}}))
+        out: list[NameMatch] = []
+        for hit in resp.get("hits", {}).get("hits", []):
+            doc = hit["_source"]
+            held = {t.type: t.count for t in self.argument_types(doc["canonical"])}
+            if doc["canonical"] != name and held.get(doc["type"]):
+                out.append(NameMatch(doc["canonical"], doc["type"], held[doc["type"]], "alias"))
+        out.sort(key=lambda m: (-m.count, m.name, m.type))
+        escaped = re.sub(r"([*?\\])", r"\\\1", name)
+        for how, clause in (("prefix", lambda side: {"prefix": {side: name + " "}}),
+                            ("suffix", lambda side: {"wildcard": {side: {"value": "* " + escaped}}})):
+            body = {"size": 0, "query": {"bool": {"should": [clause("subj"), clause("obj")]}},
+                    "aggs": {side: {"filter": clause(side), "aggs": {"n": {
+                        "terms": {"field": side, "size": limit},
+                        "aggs": {"t": {"terms": {"field": f"{side}_type", "size": 100}}}}}}
+                        for side in ("subj", "obj")}}
+            found = self._call(f"name {how} lookup", lambda b=body: self.client.search(
+                index=self.triples_alias, ignore_unavailable=True, allow_no_indices=True, **b))
+            counts: dict[tuple[str, str], int] = {}
+            for side in ("subj", "obj"):
+                for bucket in found.get("aggregations", {}).get(side, {}).get("n", {}).get("buckets", []):
+                    for sub in bucket["t"]["buckets"]:
+                        key = (bucket["key"], sub["key"])
+                        counts[key] = counts.get(key, 0) + int(sub["doc_count"])
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+            out.extend(NameMatch(n, t, c, how) for (n, t), c in ranked)
+        return out
+
     def _count(self, alias: str) -> int:
         """Return the number of documents behind `alias` (0 when it does not exist yet)."""
         resp = self._call("count", lambda: self.client.count(
@@ -477,12 +533,13 @@ class ElasticsearchStore:
 
     def drop(self) -> None:
         """Delete this prefix's indices, templates and recorded dataset (by their concrete names)."""
-        try:
-            self.client.indices.delete(index=self.meta_index)
-        except EsNotFoundError:
-            pass
-        except (ApiError, elastic_transport.TransportError) as exc:
-            raise StoreError(f"Elasticsearch at {self.hosts} refused drop: {exc}") from exc
+        for index in (self.meta_index, self.aliases_index):
+            try:
+                self.client.indices.delete(index=index)
+            except EsNotFoundError:
+                pass
+            except (ApiError, elastic_transport.TransportError) as exc:
+                raise StoreError(f"Elasticsearch at {self.hosts} refused drop: {exc}") from exc
         for kind in ("triples", "articles"):
             try:
                 names = sorted(self._call("drop", lambda k=kind: self.client.indices.get(

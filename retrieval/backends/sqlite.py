@@ -29,9 +29,11 @@ from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
 from retrieval.protocol import (
     ARTICLE_FIELDS,
     TRIPLE_FIELDS,
+    Alias,
     ArticleRows,
     Evidence,
     EvidenceQuery,
+    NameMatch,
     PredicateCount,
     StoreStats,
     TripleRows,
@@ -63,6 +65,10 @@ CREATE TABLE IF NOT EXISTS articles (
 CREATE INDEX IF NOT EXISTS articles_window ON articles (window_id);
 CREATE TABLE IF NOT EXISTS arg_types (
     arg TEXT NOT NULL, type TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (arg, type)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS aliases (
+    alias TEXT NOT NULL, type TEXT NOT NULL, canonical TEXT NOT NULL, mentions INTEGER NOT NULL,
+    PRIMARY KEY (alias, type)
 ) WITHOUT ROWID;
 """
 _EVIDENCE_SQL = (f"SELECT {_COL_LIST} FROM triples WHERE window_id = ? AND subj = ? AND obj = ? "
@@ -407,6 +413,38 @@ class SQLiteStore:
             raise StoreError(f"{self.path}: argument type lookup failed: {exc}") from exc
         return [TypeCount(t, int(n)) for t, n in rows]
 
+    def add_aliases(self, aliases: Iterable[Alias]) -> int:
+        """Add or replace alias rows; return how many were written."""
+        rows = [(a.alias, a.type, a.canonical, int(a.mentions)) for a in aliases]
+        try:
+            with self._borrow() as conn, conn:
+                conn.executemany("INSERT OR REPLACE INTO main.aliases (alias, type, canonical, mentions) "
+                                 "VALUES (?, ?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot add aliases: {exc}") from exc
+        return len(rows)
+
+    def names_for(self, name: str, limit: int = 50) -> list[NameMatch]:
+        """Names the store holds that `name` may stand for: aliases first, then by prefix and suffix words."""
+        escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        try:
+            with self._borrow() as conn:
+                aliased = conn.execute(
+                    "SELECT a.canonical, a.type, t.n FROM aliases a JOIN arg_types t ON t.arg = a.canonical "
+                    "AND t.type = a.type WHERE a.alias = ? AND a.canonical != ? ORDER BY t.n DESC, a.canonical, "
+                    "a.type LIMIT ?", (name, name, limit)).fetchall()
+                # Words that begin a name: a range over the primary key. Words that end one: a scan of the names.
+                prefixed = conn.execute(
+                    "SELECT arg, type, n FROM arg_types WHERE arg > ? AND arg < ? ORDER BY n DESC, arg, type "
+                    "LIMIT ?", (name + " ", name + " \U0010ffff", limit)).fetchall()
+                suffixed = conn.execute(
+                    "SELECT arg, type, n FROM arg_types WHERE arg LIKE ? ESCAPE '\\' ORDER BY n DESC, arg, type "
+                    "LIMIT ?", ("% " + escaped, limit)).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: name lookup failed: {exc}") from exc
+        return [NameMatch(n, t, int(c), how) for how, rows in (("alias", aliased), ("prefix", prefixed),
+                                                                ("suffix", suffixed)) for n, t, c in rows]
+
     def stats(self) -> StoreStats:
         """Return the store's totals."""
         try:
@@ -443,4 +481,5 @@ class SQLiteStore:
             conn.execute("DELETE FROM triples")
             conn.execute("DELETE FROM articles")
             conn.execute("DELETE FROM arg_types")
+            conn.execute("DELETE FROM aliases")
             conn.execute("DELETE FROM meta WHERE key = 'dataset'")

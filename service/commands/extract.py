@@ -10,9 +10,11 @@ import orjson
 import typer
 from tqdm import tqdm
 
+from graph_builder.entities import ALIASES_FILE, canonicalise
 from graph_builder.entity_types import harmonise_types
 from graph_builder.extraction import DEFAULT_MODEL, extract_text
 from graph_builder.pipeline import DEFAULT_SHARD_SIZE, extract_corpus
+from graph_builder.triples import shard_files
 from graph_builder.windows import DEFAULT_WINDOW_DAYS
 
 
@@ -46,13 +48,15 @@ def extract(
     eval_from: Annotated[dt.datetime | None, typer.Option(
         formats=["%Y-%m-%d"], help="Label articles without a split of their own TRAIN (graph induction) before this "
         "date and TEST (evaluation) from it on, e.g. 2012-01-01 for reuters_ding2014.")] = None,
+    entities: Annotated[bool, typer.Option("--entities/--no-entities", help="End with the canonical-entities pass "
+                                           "(`egqa entities`): one name per participant.")] = True,
 ) -> None:
     """Extract typed triples from a corpus into a Parquet dataset (resumes an interrupted run)."""
     with tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
         summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=model,
                                  window_days=window_days, shard_size=shard_size, overwrite=overwrite,
                                  eval_from=eval_from.date() if eval_from else None, progress=bar.update,
-                                 total=lambda n: setattr(bar, "total", n))
+                                 total=lambda n: setattr(bar, "total", n), canonical=entities)
     read = summary.read
     typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
                f"triples {summary.triples:,}  in {summary.seconds:.1f}s "
@@ -61,7 +65,16 @@ def extract(
     typer.echo(f"argument types: {summary.type_counts}")
     typer.echo(f"types made one per name: {summary.types.get('changed', 0):,} of {summary.types.get('mentions', 0):,} "
                f"mentions changed ({summary.types.get('names', 0):,} names)")
+    if summary.entities:
+        typer.echo(_entities_line(summary.entities))
     typer.echo(f"dataset: {out}  (report.json has the details)")
+
+
+def _entities_line(report: dict[str, object]) -> str:
+    by_rule = report.get("by_rule") or {}
+    rules = ", ".join(f"{rule} {n:,}" for rule, n in sorted(by_rule.items(), key=lambda kv: -kv[1]))  # type: ignore[union-attr]
+    return (f"canonical entities: {report['changed']:,} of {report['mentions']:,} mentions renamed ({rules}); "
+            f"names {report['names_before']:,} -> {report['names_after']:,}; {report['aliases']:,} aliases")
 
 
 def types(
@@ -73,8 +86,19 @@ def types(
                f"{dict(sorted(report.changes.items(), key=lambda kv: -kv[1])[:8])}")
 
 
+def entities(
+    triples: Annotated[Path, typer.Argument(help="Triples dataset folder written by `egqa extract`.")],
+) -> None:
+    """Give every entity one canonical name: legal forms, common-noun heads, short forms (run by `egqa extract` too)."""
+    with tqdm(total=len(shard_files(triples)), desc="entities", unit="shard", dynamic_ncols=True) as bar:
+        report = canonicalise(triples, progress=bar.update)
+    typer.echo(_entities_line(report.to_dict()))
+    typer.echo(f"aliases: {triples / ALIASES_FILE}  (the manifest records {report.version})")
+
+
 def register(app: typer.Typer) -> None:
     """Add the extraction commands to the CLI."""
     app.command()(parse)
     app.command()(extract)
     app.command()(types)
+    app.command()(entities)

@@ -12,7 +12,7 @@ import pytest
 from graph_builder.errors import NotFoundError
 from graph_builder.triples import ARTICLE_SCHEMA, TRIPLE_SCHEMA
 from graph_builder.windows import window_of
-from retrieval.protocol import EvidenceQuery, EvidenceStore, PredicateCount, TypeCount, summarise
+from retrieval.protocol import Alias, EvidenceQuery, EvidenceStore, NameMatch, PredicateCount, TypeCount, summarise
 from tests.retrieval.rows import article, triple
 
 MAR3, MAR4, MAR5, MAR6, MAR9 = (dt.date(1987, 3, d) for d in (3, 4, 5, 6, 9))
@@ -198,3 +198,31 @@ def test_many_evidence_rows_for_one_pair_all_returned(store_factory: Any, backen
     assert [len(r) for r in many] == [250, 5]
     summary = store.evidence_summary([EvidenceQuery(W1, "bank", "rate"), EvidenceQuery(W1, "rate", "bank", limit=130)])
     assert [[(g.aligned, g.count) for g in r] for r in summary] == [[(True, 250)], [(False, 130)]]
+
+
+def test_names_for_finds_aliases_then_whole_word_prefixes_and_suffixes(store: Any) -> None:
+    rows = [triple(1, MAR4, "barack obama", "hawaii"), triple(2, MAR4, "barack obama", "chicago"),
+            triple(3, MAR4, "michelle obama", "paris"),
+            triple(4, MAR4, "new jersey bell telephone", "newark", subj_type="organization"),
+            triple(5, MAR4, "jersey bell", "newark", subj_type="organization"),  # not a whole-word prefix match
+            triple(6, MAR4, "obamacare", "paris", subj_type="law"),  # no: "obama" is not a whole word of it
+            triple(7, MAR4, "organization of petroleum exporting countries", "vienna", subj_type="organization"),
+            triple(8, MAR4, "100% obama_fan", "paris")]  # LIKE's wildcards in a stored name match only themselves
+    assert store.add_triples(rows) == len(rows)
+    assert store.add_aliases([Alias("opec", "organization", "organization of petroleum exporting countries", 12),
+                              Alias("obama", "person", "barack obama", 40),
+                              Alias("gone", "person", "a name the store does not hold", 3)]) == 3
+    assert store.names_for("obama") == [NameMatch("barack obama", "person", 2, "alias"),
+                                        NameMatch("barack obama", "person", 2, "suffix"),
+                                        NameMatch("michelle obama", "person", 1, "suffix")]
+    assert store.names_for("new jersey bell") == [NameMatch("new jersey bell telephone", "organization", 1, "prefix")]
+    assert store.names_for("opec") == [NameMatch("organization of petroleum exporting countries", "organization",
+                                                 1, "alias")]
+    assert store.names_for("gone") == [] and store.names_for("hawaii") == []
+    assert store.names_for("obama_fan") == [NameMatch("100% obama_fan", "person", 1, "suffix")]
+    assert store.names_for("%") == [] and store.names_for("obama fan") == []
+    # Re-adding an alias replaces it; dropping the store forgets them.
+    store.add_aliases([Alias("obama", "person", "michelle obama", 1)])
+    assert store.names_for("obama")[0] == NameMatch("michelle obama", "person", 1, "alias")
+    store.drop()
+    assert store.names_for("obama") == []

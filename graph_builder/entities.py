@@ -1,0 +1,353 @@
+"""Canonical entities: one name per participant, for the graphs, the store, the benchmark and the queries.
+
+A pass over the triples dataset, after extraction and typing, that rewrites each argument to its canonical
+form, in three steps:
+
+1. **The name's own form** (`base_name`): a company's legal form is dropped ("Bell Atlantic Corp" and "Bell
+   Atlantic" are `bell atlantic`; the legal forms are cleanco's, and `group` / `holdings` are dropped too), and
+   a common noun keeps its head ("the 11 Kuaiti tankers" and "the tankers" meet on `tanker`), as the argument
+   normalisation of Hosseini et al. (2018) does.
+2. **Within an article**, a short form refers to a longer name of the same type mentioned no later: a person's
+   surname to the full name ("Barack Obama" ... "Obama"), a company's leading words to its full name ("New
+   Jersey Bell Telephone" ... "New Jersey Bell"), an acronym to the name whose initials it spells ("Organization
+   of Petroleum Exporting Countries" ... "OPEC"). Only where exactly one name of the article qualifies.
+3. **Across the corpus**, a short form met where its article names no longer form is merged only with
+   evidence: the articles that did resolve it agree on one full name (at least MIN_CORPUS_ARTICLES of them,
+   that name in at least MIN_CORPUS_SHARE of them, and they are at least MIN_RESOLVED_SHARE of the articles
+   naming it, unless it is an acronym: one spelled out is evidence enough), of the same type. Types keep different entities
+   apart: `ford` the company and `gerald ford` the person never meet.
+
+The mention names as extracted are kept beside each shard (`names-*.parquet`), so the pass re-runs from
+them, never from its own output, and needs no re-parsing. Its version and report go into the manifest; the
+corpus-wide map (`entity_aliases.parquet`: alias, type -> canonical, with counts) is what `egqa index` gives
+the store, so that a question naming "Obama" finds `barack obama`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+from cleanco import basename as _legal_basename
+
+from graph_builder.errors import InputError
+from graph_builder.extraction.arguments import UNKNOWN_TYPE
+from graph_builder.triples import DATASET_MANIFEST, TRIPLE_SCHEMA, shard_files
+
+ENTITIES_VERSION = "egqa.canonical-entities.v1"
+ALIASES_FILE = "entity_aliases.parquet"
+ALIAS_SCHEMA = pa.schema([
+    pa.field("alias", pa.string(), nullable=False),
+    pa.field("type", pa.string(), nullable=False),
+    pa.field("canonical", pa.string(), nullable=False),
+    pa.field("mentions", pa.int64(), nullable=False),
+    pa.field("rule", pa.string(), nullable=False),
+])
+NAMES_SCHEMA = pa.schema([
+    pa.field("triple_id", pa.string(), nullable=False),
+    pa.field("subj", pa.string(), nullable=False),
+    pa.field("obj", pa.string(), nullable=False),
+])
+MIN_CORPUS_ARTICLES = 3
+MIN_CORPUS_SHARE = 0.8
+# ... and the articles that resolved it are at least this share of the articles that name it: a name that
+# mostly stands on its own ("Bell Atlantic", next to "Bell Atlantic Mobile" now and then) is an entity itself.
+MIN_RESOLVED_SHARE = 0.25
+# Words a company name carries beyond its legal form that still name the same company ("Goldman Sachs Group").
+_GROUP_WORDS = ("group", "holdings", "holding")
+# Words an acronym skips ("Organization of Petroleum Exporting Countries" -> OPEC).
+_ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "de", "&", "on", "in", "du", "des", "la", "le"})
+# Types a surname, a company's leading words or an acronym may stand for.
+_SURNAME_TYPES = frozenset({"person"})
+_PREFIX_TYPES = frozenset({"organization"})
+_ACRONYM_TYPES = frozenset({"organization", "location", "group", "event", "law"})
+_WORD = re.compile(r"[^\W\d_]", re.UNICODE)
+# Short forms too generic to stand for one name: "the Bank" is not always the Bank of England.
+GENERIC_SHORT_FORMS = frozenset({"bank", "national", "first", "general", "international", "federal", "american",
+                                 "united", "new", "royal", "state", "central", "union", "trust", "capital", "group",
+                                 "company", "global", "standard", "world", "north", "south", "east", "west"})
+
+
+@dataclass
+class EntityReport:
+    """What the pass did: mentions read and changed by each rule, distinct names before and after."""
+
+    version: str = ENTITIES_VERSION
+    mentions: int = 0
+    changed: int = 0
+    by_rule: dict[str, int] = field(default_factory=dict)
+    names_before: int = 0
+    names_after: int = 0
+    aliases: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the report as JSON-ready data."""
+        return asdict(self)
+
+
+def is_common_noun(surface: str, type_: str) -> bool:
+    """A mention is a common noun when it is untyped and its last word is written in lower case ("tankers")."""
+    words = surface.split()
+    return type_ == UNKNOWN_TYPE and bool(words) and words[-1] == words[-1].lower() and bool(_WORD.search(words[-1]))
+
+
+@lru_cache(maxsize=1 << 18)
+def company_name(name: str) -> str:
+    """A company name without its legal form or a trailing group word: `goldman sachs group inc` -> `goldman
+    sachs`. A name that would be left empty, or with no letter, is kept whole."""
+    stripped = _legal_basename(name).strip(" ,.&")
+    words = stripped.split()
+    while len(words) > 1 and words[-1] in _GROUP_WORDS:
+        words.pop()
+    result = " ".join(words).strip(" ,.&")
+    # Whole words only ("u.s." keeps its stop), never down to nothing or an article.
+    whole_words = name.startswith(result + " ") or name.startswith(result + ",")
+    return result if whole_words and _WORD.search(result) and result not in {"the", "a", "an"} else name
+
+
+def base_name(name: str, surface: str, type_: str) -> str:
+    """The name's canonical form on its own: a common noun's head, a company without its legal form."""
+    if is_common_noun(surface, type_):
+        return name.split()[-1] if name else name
+    if type_ in {"organization", UNKNOWN_TYPE}:
+        return company_name(name)
+    return name
+
+
+def acronym_letters(surface: str) -> str | None:
+    """The letters of an acronym as written ("OPEC", "U.S.", "EU"), or None if the surface is not one."""
+    letters = surface.replace(".", "")
+    if 2 <= len(letters) <= 6 and letters.isalpha() and letters.isupper():
+        return letters.lower()
+    return None
+
+
+def initials(name: str) -> str:
+    """The initials of a name's words, skipping function words."""
+    return "".join(w[0] for w in name.replace("-", " ").split() if w not in _ACRONYM_SKIP and w[:1].isalpha())
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One argument mention: where (article, sentence), its base name, type and surface."""
+
+    article: str
+    sentence: str
+    name: str
+    type: str
+    surface: str
+
+
+def _agrees(short_type: str, full_type: str, allowed: frozenset[str]) -> bool:
+    return full_type in allowed and short_type in {full_type, UNKNOWN_TYPE}
+
+
+def _rule_for(short: Mention, full_name: str, full_type: str) -> str | None:
+    """Which rule lets `short` stand for `full_name` (None if none does)."""
+    s, f = short.name.split(), full_name.split()
+    if len(s) >= len(f) or all(w in GENERIC_SHORT_FORMS for w in s) or not all(_WORD.search(w) for w in f):
+        return None
+    if _agrees(short.type, full_type, _SURNAME_TYPES) and f[-len(s):] == s:
+        return "surname"
+    if _agrees(short.type, full_type, _PREFIX_TYPES) and f[:len(s)] == s:
+        return "leading words"
+    letters = acronym_letters(short.surface)
+    if letters is not None and len(s) == 1 and _agrees(short.type, full_type, _ACRONYM_TYPES) \
+            and len(f) == len(letters) + sum(w in _ACRONYM_SKIP for w in f) and initials(full_name) == letters:
+        return "acronym"
+    return None
+
+
+def resolve_article(mentions: list[Mention]) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """Map (name, type) of the article's short forms to (full name, full type, rule): the one longer name of
+    the article, mentioned no later than the short form's first mention, that the short form can stand for."""
+    first_seen: dict[tuple[str, str], str] = {}
+    for m in mentions:
+        if is_common_noun(m.surface, m.type):
+            continue
+        key = (m.name, m.type)
+        if key not in first_seen or m.sentence < first_seen[key]:
+            first_seen[key] = m.sentence
+    by_key = {(m.name, m.type): m for m in mentions if (m.name, m.type) in first_seen}
+    out: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for key, short in by_key.items():
+        found: list[tuple[str, str, str]] = []
+        for (full, full_type), seen in first_seen.items():
+            if seen > first_seen[key] or full == short.name:
+                continue
+            rule = _rule_for(short, full, full_type)
+            if rule is not None:
+                found.append((full, full_type, rule))
+        if len({(f, t) for f, t, _ in found}) == 1:
+            out[key] = found[0]
+    return out
+
+
+@dataclass
+class CanonicalMap:
+    """The pass's decisions: per article (its own short forms) and corpus-wide (aliases with evidence)."""
+
+    in_article: dict[str, dict[tuple[str, str], tuple[str, str, str]]]
+    corpus: dict[tuple[str, str], tuple[str, str, str]]
+
+    def lookup(self, article: str, name: str, type_: str) -> tuple[str, str, str] | None:
+        """(canonical name, type, rule) for a base name in an article, or None when it stays as it is."""
+        hit = self.in_article.get(article, {}).get((name, type_))
+        return hit if hit is not None else self.corpus.get((name, type_))
+
+
+def canonical_map(mentions: Iterable[Mention]) -> CanonicalMap:
+    """Decide every merge from the corpus' mentions (base names already applied)."""
+    by_article: dict[str, list[Mention]] = defaultdict(list)
+    for m in mentions:
+        by_article[m.article].append(m)
+    in_article = {}
+    votes: dict[tuple[str, str], Counter[tuple[str, str]]] = defaultdict(Counter)
+    articles: Counter[tuple[str, str]] = Counter()
+    rules_seen: dict[tuple[str, str], dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+    for article, items in by_article.items():
+        articles.update({(m.name, m.type) for m in items})
+        resolved = resolve_article(items)
+        if resolved:
+            in_article[article] = resolved
+        for key, (full, full_type, rule) in resolved.items():
+            votes[key][(full, full_type)] += 1
+            rules_seen[key][(full, full_type)].add(rule)
+    corpus = {}
+    for key, counter in votes.items():
+        (full, full_type), n = counter.most_common(1)[0]
+        total = sum(counter.values())
+        # An acronym spelled out is evidence enough in itself ("U.S." after "United States" in a few articles).
+        spelled = {rule for (f, t), rules in rules_seen[key].items() if (f, t) == (full, full_type) for rule in rules}
+        if total >= MIN_CORPUS_ARTICLES and n / total >= MIN_CORPUS_SHARE \
+                and (spelled == {"acronym"} or total >= MIN_RESOLVED_SHARE * articles[key]):
+            corpus[key] = (full, full_type, "corpus")
+    return CanonicalMap(in_article, corpus)
+
+
+def _names_path(shard: Path) -> Path:
+    return shard.with_name(f"names-{shard.stem.removeprefix('part-')}.parquet")
+
+
+def _original_names(shard: Path, table: pa.Table) -> pa.Table:
+    """The mention names as extracted: the side file once the pass has run, else the shard's own columns."""
+    side = _names_path(shard)
+    if side.is_file():
+        names = pq.read_table(side)
+        if names.num_rows == table.num_rows and names["triple_id"].equals(table["triple_id"]):
+            return names
+        raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
+    names = table.select(["triple_id", "subj", "obj"]).cast(NAMES_SCHEMA)
+    tmp = side.with_name(f".{side.name}.{os.getpid()}.tmp")
+    pq.write_table(names, tmp, compression="zstd")
+    os.replace(tmp, side)  # kept before the shard is rewritten: a crash in between loses nothing
+    return names
+
+
+def _mentions(files: list[Path]) -> Iterable[Mention]:
+    for file in files:
+        table = pq.read_table(file, columns=["triple_id", "article_id", "sentence_id", "subj", "subj_text", "subj_type", "obj",
+                                             "obj_text", "obj_type"])
+        names = _original_names(file, table)
+        for side in ("subj", "obj"):
+            for article, sentence, name, surface, type_ in zip(
+                    table["article_id"].to_pylist(), table["sentence_id"].to_pylist(), names[side].to_pylist(),
+                    table[f"{side}_text"].to_pylist(), table[f"{side}_type"].to_pylist(), strict=True):
+                yield Mention(article, sentence, base_name(name, surface, type_), type_, surface)
+
+
+def canonicalise(triples: Path, progress: Callable[[int], object] | None = None) -> EntityReport:
+    """Rewrite every argument of the dataset at `triples` to its canonical form, shard by shard, atomically.
+
+    Idempotent and re-runnable: it always starts from the names as extracted (kept in `names-*.parquet`).
+    Writes `entity_aliases.parquet` and records its version and report in the manifest."""
+    files = shard_files(triples)
+    if not triples.is_dir():
+        raise InputError(f"{triples}: canonical entities need a triples dataset folder, not a single file")
+    mapping = canonical_map(_mentions(files))
+    report = EntityReport()
+    before: set[str] = set()
+    after: set[str] = set()
+    aliases: Counter[tuple[str, str, str, str]] = Counter()
+    for file in files:
+        shard = pq.read_table(file, schema=TRIPLE_SCHEMA)
+        names = _original_names(file, shard)
+        for side in ("subj", "obj"):
+            new_names, new_types = [], []
+            for article, name, surface, type_ in zip(shard["article_id"].to_pylist(), names[side].to_pylist(),
+                                                     shard[f"{side}_text"].to_pylist(),
+                                                     shard[f"{side}_type"].to_pylist(), strict=True):
+                report.mentions += 1
+                before.add(name)
+                base = base_name(name, surface, type_)
+                rule = "common-noun head" if base != name and is_common_noun(surface, type_) else \
+                    "legal form" if base != name else None
+                hit = mapping.lookup(article, base, type_)
+                canonical, new_type = (hit[0], hit[1] if type_ == UNKNOWN_TYPE else type_) if hit else (base, type_)
+                if hit:
+                    rule = hit[2]
+                if canonical != name:
+                    report.changed += 1
+                    report.by_rule[rule or "?"] = report.by_rule.get(rule or "?", 0) + 1
+                    if rule not in {"common-noun head"}:
+                        aliases[(name, type_, canonical, rule or "?")] += 1
+                new_names.append(canonical)
+                new_types.append(new_type)
+                after.add(canonical)
+            shard = shard.set_column(shard.schema.get_field_index(side), side, pa.array(new_names, pa.string()))
+            shard = shard.set_column(shard.schema.get_field_index(f"{side}_type"), f"{side}_type",
+                                     pa.array(new_types, pa.string()))
+        tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+        pq.write_table(shard.cast(TRIPLE_SCHEMA), tmp, compression="zstd")
+        os.replace(tmp, file)
+        if progress:
+            progress(1)
+    report.names_before, report.names_after = len(before), len(after)
+    _write_aliases(triples, aliases, mapping)
+    report.aliases = len(aliases)
+    _record(triples, report)
+    return report
+
+
+def _write_aliases(triples: Path, aliases: Counter[tuple[str, str, str, str]], mapping: CanonicalMap) -> None:
+    """The corpus-wide alias table: every name as extracted that the pass renamed, with its mention count;
+    corpus-level merges also under their base name (what a question names)."""
+    rows: dict[tuple[str, str], tuple[str, int, str]] = {}
+    for (alias, type_, canonical, rule), n in aliases.items():
+        old = rows.get((alias, type_))
+        # One canonical per alias and type: the one most of its mentions got (an in-article rule can differ).
+        if old is None or n > old[1]:
+            rows[(alias, type_)] = (canonical, n, rule)
+    for (alias, type_), (canonical, _, rule) in mapping.corpus.items():
+        rows.setdefault((alias, type_), (canonical, 0, rule))
+    keys = sorted(rows)
+    table = pa.table({"alias": [k[0] for k in keys], "type": [k[1] for k in keys],
+                      "canonical": [rows[k][0] for k in keys], "mentions": [rows[k][1] for k in keys],
+                      "rule": [rows[k][2] for k in keys]}, schema=ALIAS_SCHEMA)
+    tmp = triples / f".{ALIASES_FILE}.{os.getpid()}.tmp"
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, triples / ALIASES_FILE)
+
+
+def _record(triples: Path, report: EntityReport) -> None:
+    path = triples / DATASET_MANIFEST
+    manifest = orjson.loads(path.read_bytes()) if path.is_file() else {}
+    manifest["entities"] = {"version": ENTITIES_VERSION, "aliases": ALIASES_FILE,
+                            "report": {k: v for k, v in report.to_dict().items() if k != "version"}}
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    os.replace(tmp, path)
+
+
+def read_aliases(triples: Path) -> pa.Table | None:
+    """The alias table of a canonicalised dataset (None when the pass has not run)."""
+    path = triples / ALIASES_FILE if triples.is_dir() else triples.parent / ALIASES_FILE
+    return pq.read_table(path, schema=ALIAS_SCHEMA) if path.is_file() else None

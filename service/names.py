@@ -1,0 +1,116 @@
+"""A question's names resolved against the names the store holds.
+
+The store holds canonical names (`graph_builder.entities`): `barack obama`, `bell atlantic`, `tanker`. A
+question says "Obama", "Bell Atlantic Corp", "New Jersey Bell" or "the Kuaiti tankers". In this order, the
+first rule that finds a name the store holds wins:
+
+1. `exact`: the name itself;
+2. `legal form`: the name without its legal form (`bell atlantic corp` -> `bell atlantic`);
+3. `alias`: the canonical-entities pass renamed it so (`obama` -> `barack obama`, `opec` -> its expansion);
+4. `leading words` / `surname`: the one organisation whose name begins with its words, or the one person whose
+   name ends with them (or the one holding at least DOMINANT_SHARE of such mentions), of an agreeing type;
+5. `head`: a common noun's head (`kuaiti tanker` -> `tanker`).
+
+Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates): the store has no
+evidence about it. Resolutions are cached for CACHE_SECONDS, so a batch asks the store once per name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cachetools import TTLCache
+
+from graph_builder.entities import company_name
+from graph_builder.extraction.arguments import UNKNOWN_TYPE
+from retrieval.protocol import EvidenceStore, NameMatch
+
+DOMINANT_SHARE = 0.9
+CACHE_SECONDS = 60.0
+CACHE_SIZE = 100_000
+# Which stored type each partial-name rule may reach, and the rule's name in the explanation.
+_PARTIAL_RULES = {"prefix": ("organization", "leading words"), "suffix": ("person", "surname")}
+
+
+@dataclass(frozen=True)
+class ResolvedName:
+    """A question's name, the name the store holds for it, and how it was found."""
+
+    asked: str
+    name: str
+    how: str
+    type: str | None = None
+    candidates: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for the answer's explanation: `obama -> barack obama (alias)`."""
+        if self.how == "ambiguous":
+            return f"{self.asked}: ambiguous ({', '.join(self.candidates)})"
+        if self.how in {"exact", "unknown"}:
+            return f"{self.asked} ({self.how})"
+        return f"{self.asked} -> {self.name} ({self.how})"
+
+
+def _agrees(hint: str | None, found: str) -> bool:
+    return hint in (None, UNKNOWN_TYPE) or hint == found
+
+
+class NameResolver:
+    """Resolves names against one store, caching each answer for a while (the store may grow)."""
+
+    def __init__(self, store: EvidenceStore) -> None:
+        self.store = store
+        self._cache: TTLCache[tuple[str, str | None, bool], ResolvedName] = TTLCache(CACHE_SIZE, CACHE_SECONDS)
+
+    def resolve(self, name: str, type_hint: str | None = None, strict: bool = True) -> ResolvedName:
+        """Return the name the store holds for `name` (see the module's rules). A `type_hint` that is not
+        `strict` (the recogniser's guess, not the request's) is dropped when no name of that type is found."""
+        key = (name, type_hint, strict)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._resolve(name, type_hint)
+            if not strict and type_hint is not None and hit.how in {"unknown", "ambiguous"}:
+                hit = self._resolve(name, None)
+            self._cache[key] = hit
+        return hit
+
+    def _held(self, name: str, type_hint: str | None) -> int:
+        """How many mentions of `name` (of an agreeing type) the store holds."""
+        return sum(t.count for t in self.store.argument_types(name) if _agrees(type_hint, t.type))
+
+    def _resolve(self, name: str, type_hint: str | None) -> ResolvedName:
+        company = company_name(name) if type_hint in (None, UNKNOWN_TYPE, "organization") else name
+        for asked in dict.fromkeys([name, company]):
+            held = self._held(asked, type_hint)
+            matches = self.store.names_for(asked)
+            aliases = [m for m in matches if m.how == "alias" and _agrees(type_hint, m.type)]
+            best = max(aliases, key=lambda m: (m.count, m.name), default=None)
+            # A name the pass merged elsewhere may still stand alone in a few articles: the more mentioned wins.
+            if best is not None and best.count > held:
+                return ResolvedName(name, best.name, "alias", best.type)
+            if held:
+                return ResolvedName(name, asked, "exact" if asked == name else "legal form")
+            partial = self._partial(name, type_hint, matches)
+            if partial is not None:
+                return partial
+        words = name.split()
+        if len(words) > 1 and self.store.argument_types(words[-1])[:1] and \
+                self.store.argument_types(words[-1])[0].type == UNKNOWN_TYPE:
+            return ResolvedName(name, words[-1], "head", UNKNOWN_TYPE)
+        return ResolvedName(name, name, "unknown")
+
+    @staticmethod
+    def _partial(name: str, type_hint: str | None, matches: list[NameMatch]) -> ResolvedName | None:
+        """The one (or dominant) stored name that begins (an organisation) or ends (a person) with `name`."""
+        candidates: dict[tuple[str, str], tuple[int, str]] = {}
+        for m in matches:
+            rule = _PARTIAL_RULES.get(m.how)
+            if rule is not None and m.type == rule[0] and _agrees(type_hint, m.type):
+                candidates[(m.name, m.type)] = (m.count, rule[1])
+        if not candidates:
+            return None
+        ranked = sorted(candidates.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        (best, best_type), (count, how) = ranked[0]
+        if len(ranked) == 1 or count >= DOMINANT_SHARE * sum(c for c, _ in candidates.values()):
+            return ResolvedName(name, best, how, best_type)
+        return ResolvedName(name, name, "ambiguous", candidates=tuple(n for (n, _), _ in ranked[:5]))
