@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from cachetools import TTLCache
 
 from graph_builder.entities import company_name
+from graph_builder.extraction import noun_lemma
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from retrieval.protocol import EvidenceStore, NameMatch
 
@@ -94,9 +95,11 @@ class NameResolver:
             if partial is not None:
                 return partial
         words = name.split()
-        if len(words) > 1 and self.store.argument_types(words[-1])[:1] and \
-                self.store.argument_types(words[-1])[0].type == UNKNOWN_TYPE:
-            return ResolvedName(name, words[-1], "head", UNKNOWN_TYPE)
+        if words and type_hint in (None, UNKNOWN_TYPE):
+            for head in dict.fromkeys([words[-1], noun_lemma(words[-1])]):
+                types = self.store.argument_types(head) if head != name else []
+                if types and types[0].type == UNKNOWN_TYPE:
+                    return ResolvedName(name, head, "head", UNKNOWN_TYPE)
         return ResolvedName(name, name, "unknown")
 
     @staticmethod

@@ -109,6 +109,15 @@ def relation_dict(rel: Relation) -> dict[str, object]:
     }
 
 
+def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
+    """The lemma the extractor gives `word` as a common noun ("tankers" -> "tanker")."""
+    nlp = load_pipeline(model)
+    doc = Doc(nlp.vocab, words=[word])
+    doc[0].pos_ = "NOUN"
+    lemmas = nlp.get_pipe("lemmatizer").rule_lemmatize(doc[0])  # type: ignore[attr-defined]
+    return str(lemmas[0]).lower() if lemmas else word
+
+
 def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = True) -> list[dict[str, object]]:
     """Parse one text and return its triples as plain dicts (subject, predicate, object, types, negated)."""
     nlp = load_pipeline(model)

@@ -1,0 +1,101 @@
+"""Questions name people and companies as people do; the engine finds the store's canonical names.
+
+A fixture of our own sentences (no corpus text): extracted-looking rows, the canonical-entities pass, a
+SQLite store, and the engine asked by text and by triple."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from graph_builder.entities import canonicalise
+from graph_builder.graphs.graphset import GraphSet
+from graph_builder.triples import DATASET_MANIFEST, write_shard
+from graph_builder.windows import window_of
+from retrieval.factory import open_store
+from retrieval.ingest import index_dataset
+from service.engine import HypothesisInput, Options, ScoringEngine
+from tests.graph_builder.lm_fixtures import build_lm_graphs
+
+DAY = dt.date(2012, 11, 7)
+
+
+def _row(k: int, article: str, subj: tuple[str, str, str], predicate: str, obj: tuple[str, str, str],
+         sentence: str) -> dict[str, object]:
+    return {"triple_id": f"t{k:04d}", "article_id": article, "sentence_id": f"{article}:{k:04d}", "date": DAY,
+            "window": window_of(DAY), "split": "TEST", "subj": subj[0], "subj_text": subj[1], "subj_type": subj[2],
+            "obj": obj[0], "obj_text": obj[1], "obj_type": obj[2], "predicate": predicate,
+            "predicate_text": predicate, "negated": False, "sentence": sentence}
+
+
+OBAMA = ("barack obama", "Barack Obama", "person")
+ROMNEY = ("mitt romney", "Mitt Romney", "person")
+ROWS = [
+    _row(1, "a1", OBAMA, "(defeat.1,defeat.2)", ROMNEY, "Barack Obama defeated Mitt Romney on Tuesday."),
+    _row(2, "a1", ("obama", "Obama", "person"), "(win.1,win.2)", ("election", "election", "thing"),
+         "Obama won the election."),
+    _row(3, "a2", ("new jersey bell telephone co", "New Jersey Bell Telephone Co", "organization"),
+         "(raise.1,raise.2)", ("rate", "rates", "thing"), "New Jersey Bell Telephone Co raised rates."),
+    _row(4, "a2", ("bell atlantic corp", "Bell Atlantic Corp", "organization"), "(own.1,own.2)",
+         ("new jersey bell", "New Jersey Bell", "organization"), "Bell Atlantic Corp owns New Jersey Bell."),
+    _row(5, "a3", ("navy", "navy", "thing"), "(protect.1,protect.2)", ("kuaiti tanker", "Kuaiti tankers", "thing"),
+         "The navy protected the 11 Kuaiti tankers."),
+    _row(6, "a4", ("john smith", "John Smith", "person"), "(visit.1,visit.2)", ("paris", "Paris", "location"),
+         "John Smith visited Paris."),
+    _row(7, "a4", ("mary smith", "Mary Smith", "person"), "(visit.1,visit.2)", ("paris", "Paris", "location"),
+         "Mary Smith visited Paris."),
+]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScoringEngine]:
+    root = tmp_path_factory.mktemp("names")
+    triples = root / "triples"
+    triples.mkdir()
+    (triples / DATASET_MANIFEST).write_bytes(orjson.dumps({"format": "egqa.triples.v1"}))
+    write_shard(ROWS, triples / "part-00000.parquet")
+    canonicalise(triples)
+    store = open_store(f"sqlite:///{root / 'evidence.db'}")
+    index_dataset(triples, store)
+    yield ScoringEngine(GraphSet.load(build_lm_graphs(root / "graphs")), store)
+    store.close()
+
+
+def ask(engine: ScoringEngine, **item: object) -> tuple[bool, str, str, tuple[str, ...], int]:
+    answer = engine.judge([HypothesisInput(date=DAY, **item)], Options(top_k=1))[0]  # type: ignore[arg-type]
+    h = answer.hypothesis
+    return answer.answer, h.subj, h.obj, h.names, answer.evidence_count
+
+
+def test_a_surname_finds_the_full_name(engine: ScoringEngine) -> None:
+    assert ask(engine, subject="Obama", predicate="(defeat.1,defeat.2)", object="Romney") == (
+        True, "barack obama", "mitt romney", ("obama -> barack obama (alias)", "romney -> mitt romney (surname)"), 1)
+    # The article's own short form was merged into the full name at indexing: its triple is found too.
+    assert ask(engine, text="Barack Obama won the election.")[:2] == (True, "barack obama")
+
+
+def test_a_legal_form_or_a_short_company_name_finds_the_company(engine: ScoringEngine) -> None:
+    answer, subj, obj, names, _ = ask(engine, text="New Jersey Bell is owned by Bell Atlantic.")
+    assert (answer, subj, obj) == (True, "bell atlantic", "new jersey bell telephone")
+    assert names == ("bell atlantic (exact)", "new jersey bell -> new jersey bell telephone (alias)")
+    assert ask(engine, subject="Bell Atlantic Corp.", predicate="(own.1,own.2)", object="New Jersey Bell")[0]
+
+
+def test_a_plural_common_noun_meets_its_head(engine: ScoringEngine) -> None:
+    answer, subj, obj, names, _ = ask(engine, subject="the navy", predicate="(protect.1,protect.2)",
+                                      object="the Kuaiti tankers")
+    assert (answer, subj, obj, names[1]) == (True, "navy", "tanker", "kuaiti tankers -> tanker (head)")
+    assert ask(engine, text="The navy protected the tankers.")[:3] == (True, "navy", "tanker")
+
+
+def test_two_people_of_one_surname_are_ambiguous_and_a_given_type_is_kept(engine: ScoringEngine) -> None:
+    answer, subj, _, names, count = ask(engine, subject="Smith", predicate="(visit.1,visit.2)", object="Paris")
+    assert (answer, subj, count) == (False, "smith", 0)
+    assert names[0] == "smith: ambiguous (john smith, mary smith)"
+    # The request's type is a constraint: no organisation is called Obama.
+    assert ask(engine, subject="Obama", subject_type="organization", predicate="(defeat.1,defeat.2)",
+               object="Romney")[3][0] == "obama (unknown)"
