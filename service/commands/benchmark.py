@@ -100,9 +100,40 @@ def audit(
     typer.echo(f"({folds}-fold cross-validation by bundle)")
 
 
+def questions(
+    path: Annotated[Path, typer.Argument(help="Question file: JSON Lines of id, text, date, expected, kind.")],
+    url: Annotated[str, typer.Option(help="Base URL of a running egqa service.")] = "http://127.0.0.1:8000",
+    scorer: Annotated[str | None, typer.Option(help="Scorer to ask with (default: the service's).")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="EGQA_API_KEY", help="The service's API key, if it has one.")]
+        = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every answer and the totals as JSON.")] = False,
+) -> None:
+    """Ask a running service questions written as people type them; count the right answers."""
+    from benchmark.questions import ask_questions, read_questions, summary
+
+    results = ask_questions(read_questions(path), url, scorer, api_key)
+    totals = summary(results)
+    if as_json:
+        typer.echo(orjson.dumps({"totals": totals, "answers": [
+            {"id": r.question.id, "text": r.question.text, "date": r.question.date.isoformat(),
+             "expected": r.question.expected, "answer": r.answer, "right": r.right, "evidence": r.evidence,
+             "score": r.score, "names": list(r.names), "error": r.error} for r in results]},
+            option=orjson.OPT_INDENT_2).decode())
+        return
+    for r in results:
+        mark = "right" if r.right else "WRONG"
+        said = f"error: {r.error}" if r.error else f"{r.answer} ({r.evidence} evidence; {'; '.join(r.names)})"
+        typer.echo(f"{mark:5}  {r.question.id:<5} {r.question.date}  {r.question.text!r:<52} expected "
+                   f"{r.question.expected!s:<5}  said {said}")
+    typer.echo(f"{totals['right']} of {totals['questions']} right ('always false' gets {totals['always_false']}); "
+               f"{totals['true_right']} of {totals['true_questions']} true questions answered true, "
+               f"{totals['true_with_evidence']} found evidence; {totals['unread']} not read")
+
+
 def register(app: typer.Typer) -> None:
     """Add the `benchmark` command group to the CLI."""
     group = typer.Typer(help="Build BoOQA-style benchmarks and audit them for artefacts.", no_args_is_help=True)
     group.command("build")(build)
     group.command("audit")(audit)
+    group.command("questions")(questions)
     app.add_typer(group, name="benchmark")

@@ -12,14 +12,19 @@ from pathlib import Path
 import orjson
 import pytest
 
+from benchmark.questions import ask_questions, read_questions, summary
 from graph_builder.entities import canonicalise
+from graph_builder.errors import InputError
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.triples import DATASET_MANIFEST, write_shard
 from graph_builder.windows import window_of
 from retrieval.factory import open_store
 from retrieval.ingest import index_dataset
+from service.app import create_app
 from service.engine import HypothesisInput, Options, ScoringEngine
+from service.settings import Settings
 from tests.graph_builder.lm_fixtures import build_lm_graphs
+from tests.service.live import live_server
 
 DAY = dt.date(2012, 11, 7)
 
@@ -52,16 +57,24 @@ ROWS = [
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScoringEngine]:
+def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture's triples, canonicalised, indexed into a SQLite store, with small graphs."""
     root = tmp_path_factory.mktemp("names")
     triples = root / "triples"
     triples.mkdir()
     (triples / DATASET_MANIFEST).write_bytes(orjson.dumps({"format": "egqa.triples.v1"}))
     write_shard(ROWS, triples / "part-00000.parquet")
     canonicalise(triples)
-    store = open_store(f"sqlite:///{root / 'evidence.db'}")
-    index_dataset(triples, store)
-    yield ScoringEngine(GraphSet.load(build_lm_graphs(root / "graphs")), store)
+    with open_store(f"sqlite:///{root / 'evidence.db'}") as store:
+        index_dataset(triples, store)
+    build_lm_graphs(root / "graphs")
+    return root
+
+
+@pytest.fixture(scope="module")
+def engine(build: Path) -> Iterator[ScoringEngine]:
+    store = open_store(f"sqlite:///{build / 'evidence.db'}", create=False)
+    yield ScoringEngine(GraphSet.load(build / "graphs" / "graphs"), store)
     store.close()
 
 
@@ -99,3 +112,29 @@ def test_two_people_of_one_surname_are_ambiguous_and_a_given_type_is_kept(engine
     # The request's type is a constraint: no organisation is called Obama.
     assert ask(engine, subject="Obama", subject_type="organization", predicate="(defeat.1,defeat.2)",
                object="Romney")[3][0] == "obama (unknown)"
+
+
+def test_a_question_file_is_asked_over_http_and_scored(build: Path, tmp_path: Path) -> None:
+    lines = [{"id": "t1", "text": "Obama defeated Romney.", "date": "2012-11-07", "expected": True, "kind": "surnames"},
+             {"id": "t2", "text": "Romney defeated Obama.", "date": "2012-11-07", "expected": False},
+             {"id": "t3", "text": "Smith visited Paris.", "date": "2012-11-07", "expected": True},
+             {"id": "t4", "text": "Rain.", "date": "2012-11-07", "expected": False}]
+    path = tmp_path / "questions.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(line) for line in lines))
+    settings = Settings(graphs_dir=build / "graphs" / "graphs", store_url=f"sqlite:///{build / 'evidence.db'}",
+                        lm=False)
+    with live_server(create_app(settings)) as (host, port):
+        results = ask_questions(read_questions(path), f"http://{host}:{port}")
+    assert [(r.question.id, r.answer, r.right) for r in results] == [
+        ("t1", True, True), ("t2", False, True), ("t3", False, False), ("t4", False, True)]
+    assert results[0].names == ("obama -> barack obama (alias)", "romney -> mitt romney (surname)")
+    assert results[3].error is not None and "found no proposition" in results[3].error
+    assert summary(results) == {"questions": 4, "right": 3, "true_questions": 2, "true_right": 1,
+                                "true_with_evidence": 1, "unread": 1, "always_false": 2}
+
+
+def test_a_bad_question_line_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": "a", "text": "x", "date": "2012-11-07", "expected": true}\n{"text": "y", "date": "x"}\n')
+    with pytest.raises(InputError, match=r"q.jsonl:2: not a question"):
+        read_questions(path)
