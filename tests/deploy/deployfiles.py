@@ -1,4 +1,4 @@
-"""Readers for the deployment files the tests check: docker-compose.yml, the Dockerfile, README's table."""
+"""Readers for the deployment files the tests check: docker-compose.yml, the Dockerfile, the configuration table."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = REPO / "docker-compose.yml"
 DOCKERFILE = REPO / "Dockerfile"
 DOCKERIGNORE = REPO / ".dockerignore"
-README = REPO / "README.md"
+# The one table of configuration variables (docs/configuration.md, linked from README.md).
+CONFIGURATION_DOC = REPO / "docs" / "configuration.md"
 
 # ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?err}: the interpolations Compose performs.
 _INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}")
@@ -106,8 +107,8 @@ def image_environment() -> dict[str, str]:
 
 
 def readme_config_table() -> dict[str, list[str]]:
-    """Return README's configuration table: variable name -> its other cells."""
-    text = README.read_text(encoding="utf-8")
+    """Return the configuration table of docs/configuration.md: variable name -> its other cells."""
+    text = CONFIGURATION_DOC.read_text(encoding="utf-8")
     start = text.index("| variable | default |")
     rows: dict[str, list[str]] = {}
     for line in text[start:].splitlines()[2:]:
