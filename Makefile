@@ -11,7 +11,7 @@ install:
 demo: install
 	bash scripts/demo.sh $(CORPUS)
 
-# The whole 2006-2013 Reuters corpus end to end (hours; resumable): see README "the full run".
+# The whole 2006-2013 Reuters corpus end to end (hours; resumable): see docs/results.md.
 full: install
 	bash scripts/full_run.sh
 

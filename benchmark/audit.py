@@ -1,4 +1,4 @@
-"""Hypothesis-only artefact audit (REFERENCE §7, Poliak et al.): how well is the label guessed without evidence?
+"""Hypothesis-only artefact audit (Poliak et al. 2018): how well is the label guessed without evidence?
 
 A logistic regression sees only the proposition's predicate (its string, its lemma tokens, its surface
 words) and the argument types, never the window's evidence. Its out-of-fold scores, with folds grouped by
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 AUDIT_VERSION = "egqa.hypothesis_only_logreg.v1"
 SPLITS = ("dev", "test")
 AUDIT_FILE = "audit.json"
-PUBLISHED_AUC_NORM = 0.510  # BoOQA-EN, REFERENCE §1
+PUBLISHED_AUC_NORM = 0.510  # BoOQA-EN (Li et al. 2022)
 
 
 def hypothesis_features(entry: dict[str, object], with_arguments: bool = False) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""The BoOQA-style benchmark builder of REFERENCE §1 (Li et al. 2022, Appendix D), every threshold a parameter.
+"""The BoOQA-style benchmark builder of Li et al. (2022, Appendix D), every threshold a parameter.
 
 From a triples dataset: starring argument pairs per window, positives (felicitous predicates about them),
 WordNet-hyponym negatives over every span of the positive's predicate (felicitous, and absent with all
@@ -33,17 +33,17 @@ log = logging.getLogger(__name__)
 
 BUILDER_VERSION = "egqa.booqa_builder.v1"
 
-# REFERENCE §1 bucket bounds (NewsCrawl predicate frequencies).
-REFERENCE_BUCKET_BOUNDS: tuple[int, ...] = (
+# Li et al. (2022)'s frequency-bucket bounds (NewsCrawl predicate frequencies).
+PUBLISHED_BUCKET_BOUNDS: tuple[int, ...] = (
     60, 100, 300, 500, 700, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 6000, 8000, 10000, 15000, 20000,
     30000, 50000, 100000)
 
 
 def scaled_bucket_bounds(scale: float) -> tuple[int, ...]:
-    """Return the REFERENCE bucket bounds multiplied by `scale` (rounded, duplicates merged)."""
+    """Return the published bucket bounds multiplied by `scale` (rounded, duplicates merged)."""
     if scale <= 0:
         raise InputError(f"bucket scale must be positive, got {scale}")
-    return tuple(sorted({max(1, round(b * scale)) for b in REFERENCE_BUCKET_BOUNDS}))
+    return tuple(sorted({max(1, round(b * scale)) for b in PUBLISHED_BUCKET_BOUNDS}))
 
 
 # Reuters-21578 is far smaller than NewsCrawl; a tenth of the bounds keeps several buckets busy.

@@ -1,4 +1,4 @@
-"""LevyHolt intrinsic evaluation (REFERENCE §6): score premise -> hypothesis pairs in a graph set.
+"""LevyHolt intrinsic evaluation (Levy and Dagan 2016; Holt 2018): score premise -> hypothesis pairs in a graph set.
 
 Files hold `hypothesis TAB premise TAB True/False`; True means the premise (column 2) entails the
 hypothesis (column 1). `*_rels.txt` gives reference-format predicates with `arg::type`; `*_s.txt`

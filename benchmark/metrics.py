@@ -1,4 +1,4 @@
-"""Boolean-QA metrics of REFERENCE §2: the precision-recall curve, AUC_norm, normalised average precision,
+"""Boolean-QA metrics of Li et al. (2022): the precision-recall curve, AUC_norm, normalised average precision,
 bundle-bootstrap confidence intervals, AUC_50, xi and coverage.
 
 Everything here is a pure function of labels and scores. The curve is the one of
@@ -84,7 +84,7 @@ def _prepare(labels: ArrayLike, scores: ArrayLike,
         ev = np.asarray(has_evidence, dtype=bool)
         if ev.shape != s.shape:
             raise InputError(f"has_evidence must match the scores' length, got {ev.shape} and {s.shape}")
-        # No evidence means score 0 (REFERENCE §1), whatever the scorer wrote there.
+        # No evidence means score 0 (Li et al. 2022), whatever the scorer wrote there.
         s = np.where(ev, s, 0.0)
     if not np.isfinite(s).all():
         raise InputError("scores must be finite numbers")
@@ -141,7 +141,7 @@ def auc_50_of_curve(curve: PRCurve) -> float:
 
 
 def auc_norm(labels: ArrayLike, scores: ArrayLike, has_evidence: ArrayLike | None = None) -> float:
-    """Return AUC_norm (REFERENCE §2) of scores against 0/1 labels; no-evidence entries score 0."""
+    """Return AUC_norm (Li et al. 2022) of scores against 0/1 labels; no-evidence entries score 0."""
     return auc_norm_of_curve(pr_curve(labels, scores, has_evidence))
 
 

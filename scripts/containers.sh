@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build and run the deployment's containers on a machine without a Docker engine or registry access:
-# podman with runc, on a Debian base image made with debootstrap (see README, "Containers without Docker").
+# podman with runc, on a Debian base image made with debootstrap (see docs/deployment.md, "The container stage").
 #
 #   scripts/containers.sh setup                 # install every prerequisite below (root, apt), then check
 #   scripts/containers.sh check                 # exit 1 naming each missing prerequisite and its package

@@ -65,7 +65,7 @@ stage extract egqa extract "$CORPUS" --out "$OUT/triples" --eval-from "$EVAL_FRO
 # (egqa extract ends with this; as its own stage it is timed apart and re-runnable: one type per name.)
 stage types egqa types "$OUT/triples"
 # 2. Entailment graphs from the graph-induction period only. Unpruned: on this corpus (11,751 nodes) the default
-#    pruning (top 100 neighbours, min score 0.01) saves 8 MB and costs 2 AP_norm points (README, "Graph pruning").
+#    pruning (top 100 neighbours, min score 0.01) saves 8 MB and costs 2 AP_norm points (docs/graphs.md, "Graph pruning").
 stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN --overwrite --top-k 0 --min-score 0
 # 3. Predicate embeddings for LM premise smoothing; Berant et al. (2011) rules as a graph set of their own.
 stage embed egqa graph embed "$OUT/graphs"

@@ -3,7 +3,7 @@
 A hypothesis (structured triple, normalised predicate, or free text) is resolved to a typed triple in
 canonical order and a window; its evidence is the window's triples about the same argument pair; each
 evidence predicate is scored as premise against the hypothesis predicate in the graphs (typed edge in
-the right orientation, then fuzzy, then cross-graph backoff, REFERENCE §4) and the answer's score is the
+the right orientation, then fuzzy, then cross-graph backoff, Hosseini et al. 2018) and the answer's score is the
 maximum over the evidence. A whole batch is scored with one vectorised graph lookup per scorer.
 
 Scorers come from one registry (`graph_builder.graphs.scorers`): every measure of the loaded graphs, each

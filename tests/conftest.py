@@ -42,7 +42,7 @@ def reuters_build(reuters_dir: Path, tmp_path_factory: pytest.TempPathFactory) -
 
     root = tmp_path_factory.mktemp("build")
     extract_corpus([reuters_dir / name for name in SLICE], root / "triples", workers=2)
-    # A slice is small: REFERENCE's cutoffs scaled down.
+    # A slice is small: the published cutoffs scaled down.
     build_graphs(root / "triples", root / "graphs", BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2),
                  progress=False)
     url = f"sqlite:///{root / 'evidence.db'}"

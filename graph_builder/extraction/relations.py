@@ -4,7 +4,7 @@ A *frame* is one predicate occurrence (a verb, a copula + noun/adjective) with i
 each slot has a role: `1` (active subject / by-agent), `2` (object or passive subject), `prep.2` (a
 prepositional object) or `noun.prep.2` (the noun of a light-verb construction plus its preposition).
 Every pair of slots with different roles gives a relation; the slot ranked first (1 < 2 < prep roles,
-then sentence order) is the relation's first argument. See REFERENCE §4 and tests/graph_builder.
+then sentence order) is the relation's first argument. As in Hosseini et al. (2018); see tests/graph_builder.
 """
 
 from __future__ import annotations

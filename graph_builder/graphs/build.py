@@ -31,13 +31,13 @@ from graph_builder.triples import dataset_checksum, shard_files
 log = logging.getLogger(__name__)
 
 
-# Pruning as in the published NewsCrawl build (Hosseini et al. 2018, REFERENCE §3): each node keeps its
+# Pruning as in the published NewsCrawl build (Hosseini et al. 2018): each node keeps its
 # 100 best neighbours (their global step ran with "max rank 100") and edges scoring under 0.01 are dropped
 # (their edge threshold for all TACL experiments). top_k None / min_score 0 keep every edge.
 DEFAULT_TOP_K = 100
 DEFAULT_MIN_SCORE = 0.01
 # Counting holds one chunk of this many input triples, then one hash partition of about as many triples'
-# cells, at a time; partitions = input rows / this (rounded up). See spill.py and the README's build memory.
+# cells, at a time; partitions = input rows / this (rounded up). See spill.py and docs/graphs.md (build memory).
 DEFAULT_COUNT_PARTITION_ROWS = 250_000
 
 

@@ -1,4 +1,4 @@
-"""Per unordered type pair, typed-predicate x argument-pair count matrices (REFERENCE §3).
+"""Per unordered type pair, typed-predicate x argument-pair count matrices (Hosseini et al. 2018).
 
 A graph is named by its two types in sorted order (`location#person`). A node is a typed predicate
 `pred#type_of_slot1#type_of_slot2`; its features are argument pairs written in the graph's type order,

@@ -1,4 +1,4 @@
-"""Role-free predicate strings and the fuzzy index that grounds them to graph nodes (REFERENCE §4)."""
+"""Role-free predicate strings and the fuzzy index that grounds them to graph nodes (Hosseini et al. 2018)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The global step `global.v1`: soft constraints across typed graphs (Hosseini et al. 2018, REFERENCE §3).
+"""The global step `global.v1`: soft constraints across typed graphs (Hosseini et al. 2018).
 
 Local scores are sparse: a pair of predicates seen with few shared argument pairs in one typed graph
 gets no edge or a noisy one. The global step revises every graph's scores W^t together, starting

@@ -1,4 +1,4 @@
-"""Import published entailment graphs (REFERENCE §5) into egqa artefacts, and write Hosseini text back.
+"""Import published entailment graphs (Hosseini et al. 2018; Berant et al. 2011) into egqa artefacts, and write Hosseini text back.
 
 Hosseini-style text: one `<types>_sim.txt` (or `_gsim.txt`) per type pair, a block per predicate with
 sections of `neighbour score` lines. Berant et al. (2011): `<pred::t1::t2> TAB -> TAB <pred::t1::t2>`

@@ -1,4 +1,4 @@
-"""Distributional entailment measures of REFERENCE §3 as pure functions of sparse count matrices.
+"""Distributional entailment measures (Hosseini et al. 2018; Szpektor and Dagan 2008; Lin 1998; Weeds and Weir 2003) as pure functions of sparse count matrices.
 
 Rows of a count matrix are typed predicates, columns argument pairs (features). Every measure is a
 sparse product (W B^T or C C^T) evaluated a block of rows at a time, so memory stays bounded by the
@@ -202,7 +202,7 @@ def block_scores(prep: Prepared, start: int, stop: int,
         t_vals = _subtract(t_keys, t_vals, c_keys, c_other)
         a_keys, a_vals = a_keys[a_vals > 0], a_vals[a_vals > 0]
         t_keys, t_vals = t_keys[t_vals > 0], t_vals[t_vals > 0]
-        # Both sums must be positive (REFERENCE §3): keep the intersection of the two patterns.
+        # Both sums must be positive (Szpektor and Dagan 2008): keep the intersection of the two patterns.
         keys, ia, it = np.intersect1d(a_keys, t_keys, assume_unique=True, return_indices=True)
         rows = keys // n + start
         cols = keys % n

@@ -29,7 +29,7 @@ def build(
     = _DEFAULTS.max_span_tokens,
     hyponym_depth: Annotated[int, typer.Option(help="WordNet levels below a span (1 = direct hyponyms).")]
     = _DEFAULTS.hyponym_depth,
-    bucket_scale: Annotated[float, typer.Option(help="Multiply the REFERENCE frequency-bucket bounds by this.")]
+    bucket_scale: Annotated[float, typer.Option(help="Multiply the published frequency-bucket bounds (Li et al. 2022) by this.")]
     = DEFAULT_BUCKET_SCALE,
     graph_split: Annotated[str, typer.Option(help="LEWISSPLIT of the graph-induction period (never evaluated).")]
     = _DEFAULTS.graph_split,

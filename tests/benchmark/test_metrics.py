@@ -75,7 +75,7 @@ def test_precision_below_xi_adds_nothing_and_perfect_ranking_gives_one() -> None
 
 def test_all_tied_scores_give_the_straight_line_from_start_to_end() -> None:
     # Every entry without evidence: the curve is (0, 1) -> (1, xi); the trapezoid over that one segment is
-    # (1 - xi) / 2, so AUC_norm is 1/2. This is what the REFERENCE §2 definition gives; noted, not hidden.
+    # (1 - xi) / 2, so AUC_norm is 1/2. This is what the definition of Li et al. (2022) gives; noted, not hidden.
     labels = [1, 0, 0, 0]
     result = evaluate_scores(labels, [0.3, 0.2, 0.1, 0.4], has_evidence=[False] * 4)
     assert result["auc_norm"] == pytest.approx(0.5)

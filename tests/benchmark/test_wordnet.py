@@ -33,7 +33,7 @@ def test_missing_wordnet_says_how_to_install_it(tmp_path: Path) -> None:
 
 @needs_wordnet
 def test_verb_hyponyms_follow_the_paper_examples(wordnet: WordNet) -> None:
-    # REFERENCE §1: "go to" -> "drive to", "play game" -> "play practice game".
+    # Li et al. (2022): "go to" -> "drive to", "play game" -> "play practice game".
     assert "drive" in wordnet.hyponyms("go", "v")
     assert "practice game" in wordnet.hyponyms("game", "n")
     # Direction: "purchase" is a synonym of "buy", "repurchase" a hyponym, never the reverse.

@@ -1,4 +1,4 @@
-"""docker-compose.yml: valid against the Compose specification, and wired the way the README promises."""
+"""docker-compose.yml: valid against the Compose specification, and wired the way docs/deployment.md promises."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""README's one table of configuration variables matches Settings and docker-compose.yml, both ways."""
+"""The one table of configuration variables (docs/configuration.md) matches Settings and docker-compose.yml, both ways."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_every_setting_has_its_row_and_every_egqa_row_is_a_setting() -> None:
     table = readme_config_table()
     documented = {var: cells for var, cells in table.items() if var.startswith("EGQA_")}
     expected = settings_rows()
-    assert documented == expected, f"README's EGQA_* rows are stale; they should read:\n{_render(expected)}"
+    assert documented == expected, f"docs/configuration.md's EGQA_* rows are stale; they should read:\n{_render(expected)}"
 
 
 def test_compose_variables_are_documented_with_their_defaults_and_only_those() -> None:

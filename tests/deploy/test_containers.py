@@ -41,7 +41,7 @@ EGQA_IMAGE = "localhost/egqa:latest"
 ES_IMAGE = "localhost/egqa-stage/elasticsearch:8.8.2"
 LABEL = "org.egqa.stage=containers"  # marks the images this stage builds (and so may remove)
 SLICE = ("reut2-000.sgm", "reut2-001.sgm")  # 1,875 articles, 1987-02-26 .. 1987-03-04
-# REFERENCE's cutoffs are for a whole corpus; on the slice they leave no graph, so the builder scales them down.
+# The published cutoffs are for a whole corpus; on the slice they leave no graph, so the builder scales them down.
 GRAPH_OPTIONS = ["--min-predicates-per-pair", "2", "--min-pairs-per-predicate", "2"]
 # NEWID 1880 (1987-03-04): "... Colombia ... has not rescheduled its debt ...". Asked without the
 # hypothesis' own predicate, the answer must come through an entailment graph.

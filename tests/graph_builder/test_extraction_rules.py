@@ -8,7 +8,7 @@ from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import normalise
 from graph_builder.extraction.lemmas import lemma_fixes
 
-# (sentence, expected triple (subject, predicate, object, subject_type, object_type)) — each a rule of REFERENCE §4.
+# (sentence, expected triple (subject, predicate, object, subject_type, object_type)) — each a rule of Hosseini et al. (2018)'s predicates.
 CASES = [
     # plain transitive verb
     ("John Smith visited Paris.", ("john smith", "(visit.1,visit.2)", "paris", "person", "location")),

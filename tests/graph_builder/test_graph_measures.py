@@ -1,4 +1,4 @@
-"""Measures equal a naive pure-Python reading of the REFERENCE §3 formulas."""
+"""Measures equal a naive pure-Python reading of the published formulas (Hosseini et al. 2018)."""
 
 from __future__ import annotations
 
