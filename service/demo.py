@@ -221,10 +221,12 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
 
     ext = extract_corpus([source], out / "triples", progress=lambda k: updates[-1](k) if updates else None,
                          total=start_bar)
-    say(f"   {ext.articles:,} articles, {ext.triples:,} triples; skipped records {ext.read['skipped']}")
+    skipped = ", ".join(f"{why.replace('_', ' ')} {n:,}" for why, n in ext.read["skipped"].items()) or "none"  # type: ignore[union-attr]
+    say(f"   {ext.articles:,} articles, {ext.triples:,} triples; records skipped: {skipped}")
     step(3, f"building entailment graphs from the {', '.join(graph_params.splits or ('all',))} period")
     built = build_graphs(out / "triples", out / "graphs", graph_params, overwrite=True)
-    say(f"   {built.graphs} graphs, {built.nodes:,} nodes, edges {built.edges}")
+    say(f"   {built.graphs} graphs, {built.nodes:,} nodes; edges: "
+        + ", ".join(f"{measure} {n:,}" for measure, n in built.edges.items()))
     step(4, f"indexing the evidence store ({benchmark_config.eval_split} period only)")
     store_url = f"sqlite:///{(out / 'evidence.db').resolve()}"
     store = open_store(store_url)

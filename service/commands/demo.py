@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from service.demo import benchmark_table, format_example, run_demo
 from service.evaluate import format_table
@@ -35,7 +36,8 @@ def demo(
         typer.echo(text)
 
     try:
-        result = run_demo(corpus, out, say=say, progress_factory=progress)
+        with logging_redirect_tqdm():  # log lines printed above the bars, never through them
+            result = run_demo(corpus, out, say=say, progress_factory=progress)
     finally:
         while bars:
             bars.pop().close()
