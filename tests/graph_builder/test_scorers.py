@@ -125,3 +125,12 @@ def test_the_registry_is_the_one_place_that_spells_the_wrappers() -> None:
                 if needle in text:
                     offenders.append(f"{path.relative_to(root)}: {needle}")
     assert offenders == []
+
+
+def test_the_default_is_the_best_measured_scorer_the_installation_offers(graphs: GraphSet) -> None:
+    assert build_scorers(graphs).default == graphs.default_measure == "binc"  # no model: the graphs' own
+    with_model = build_scorers(graphs, encoder=FakeEncoder())
+    assert with_model.default == ("binc_clean+smooth+lm" if graphs.embeddings is not None else "binc+lm")
+    assert build_scorers(graphs, encoder=FakeEncoder(), default="cos").default == "cos"  # a setting wins
+    with pytest.raises(InputError, match="unknown scorer 'nope'"):
+        build_scorers(graphs, default="nope")
