@@ -8,7 +8,8 @@
 #
 # Settings (environment): EGQA_FULL_OUT (default out/ding2014), EGQA_EVAL_FROM (first day of the evaluation
 # period, default 2012-01-01), EGQA_FULL_ES=1 to also index and evaluate through a real Elasticsearch
-# (scripts/elasticsearch.sh, port 9250), EGQA_FULL_PORT (service port, default 8765).
+# (scripts/elasticsearch.sh, port 9250), EGQA_FULL_PORT (service port, default 8765), EGQA_FROZEN_BENCHMARK
+# (a fixed benchmark folder to evaluate as well, e.g. ../shared/data/booqa_ding2014_v4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,8 +41,8 @@ stage() {
   touch "$OUT/.done-$name"
 }
 
-serve_and_evaluate() {  # NAME STORE_URL: start the service on the store, evaluate dev and test over HTTP, stop it
-  local name="$1" store="$2" pid
+serve_and_evaluate() {  # NAME STORE_URL [BENCHMARK_DIR]: serve the store, evaluate dev and test over HTTP, stop
+  local name="$1" store="$2" bench="${3:-$OUT/benchmark}" pid
   # Batches of 200 propositions over the whole evaluation store: allow a store call more than the 1 s default.
   EGQA_STORE_TIMEOUT="${EGQA_STORE_TIMEOUT:-30}" /usr/bin/time -v -o "$OUT/serve-$name.time" \
     egqa serve --graphs "$OUT/graphs" --store "$store" --port "$PORT" --extra-graphs "berant=$OUT/berant" \
@@ -55,15 +56,17 @@ serve_and_evaluate() {  # NAME STORE_URL: start the service on the store, evalua
   done
   for split in dev test; do
     /usr/bin/time -v -o "$OUT/evaluate-$name-$split.time" \
-      egqa evaluate "$OUT/benchmark/$split.jsonl" --url "http://127.0.0.1:$PORT" --scorer "$SCORERS" \
+      egqa evaluate "$bench/$split.jsonl" --url "http://127.0.0.1:$PORT" --scorer "$SCORERS" \
       --out "$OUT/eval-$name-$split"
   done
 }
 
 # 1. Typed triples from every article (TRAIN before EVAL_FROM, TEST from it on; exact duplicates dropped).
 stage extract egqa extract "$CORPUS" --out "$OUT/triples" --eval-from "$EVAL_FROM"
-# (egqa extract ends with this; as its own stage it is timed apart and re-runnable: one type per name.)
+# (egqa extract ends with these two; as stages of their own they are timed apart and re-runnable: one type per
+#  name, then one canonical name per entity, always recomputed from the names as extracted.)
 stage types egqa types "$OUT/triples"
+stage entities egqa entities "$OUT/triples"
 # 2. Entailment graphs from the graph-induction period only. Unpruned: on this corpus (11,751 nodes) the default
 #    pruning (top 100 neighbours, min score 0.01) saves 8 MB and costs 2 AP_norm points (docs/graphs.md, "Graph pruning").
 stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN --overwrite --top-k 0 --min-score 0
@@ -80,12 +83,21 @@ stage audit egqa benchmark audit "$OUT/benchmark"
 # 6. Every scorer over HTTP on dev and test.
 stage evaluate serve_and_evaluate sqlite "sqlite:///$OUT/evidence.db"
 # Every scorer against BInc on the same bundles: paired differences with intervals, and the bundle contrast.
-compare_all() {
+compare_all() {  # [NAME]: the evaluation eval-NAME-{dev,test} (default sqlite)
+  local name="${1:-sqlite}" suffix=""
+  [ "$name" = sqlite ] || suffix="-$name"
   for split in dev test; do
-    egqa compare "$OUT/eval-sqlite-$split" --baseline binc --json "$OUT/compare-$split.json" | tee "$OUT/compare-$split.txt"
+    egqa compare "$OUT/eval-$name-$split" --baseline binc --json "$OUT/compare$suffix-$split.json" \
+      | tee "$OUT/compare$suffix-$split.txt"
   done
 }
 stage compare compare_all
+# 6b. A fixed benchmark as well (EGQA_FROZEN_BENCHMARK: a folder with dev.jsonl and test.jsonl built from the
+#     same corpus), so that a change to extraction, entities or graphs is compared on the same propositions.
+if [ -n "${EGQA_FROZEN_BENCHMARK:-}" ]; then
+  stage evaluate-frozen serve_and_evaluate frozen "sqlite:///$OUT/evidence.db" "$EGQA_FROZEN_BENCHMARK"
+  stage compare-frozen compare_all frozen
+fi
 # 7. The same graphs on LevyHolt dev and dev_dir.
 stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long --lm
 # 8. Optionally the same store and evaluation through a real Elasticsearch.
