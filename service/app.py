@@ -24,6 +24,7 @@ from service.errors import (
     error_response,
     install_error_handlers,
     public_message,
+    status_of,
 )
 from service.guards import OPEN_PATHS, Guard, JSONBodyRoute
 from service.schemas import (
@@ -187,7 +188,8 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
             stats = request.app.state.engine.store.stats()
         except EgqaError as exc:
             log.error("not ready: %s", exc)
-            return error_response(exc.status_code if exc.status_code >= 500 else 503, "store_unavailable",
+            status = status_of(exc)
+            return error_response(status if status >= 500 else 503, "store_unavailable",
                                   public_message(exc))
         return {"status": "ready", "graphs": len(request.app.state.engine.graphs.graphs),
                 "store": {"backend": stats.backend, "triples": stats.triples, "windows": stats.windows}}

@@ -12,7 +12,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graph_builder.errors import EgqaError
+from graph_builder.errors import (ArtefactError, EgqaError, InputError, ModelMissingError, NotFoundError,
+                                  StoreError)
 
 log = logging.getLogger(__name__)
 _UNION_BRANCH = re.compile(r"^(none|[a-z]+-[a-z-]+(\[.*\])?)$")
@@ -34,29 +35,37 @@ def error_response(status: int, code: str, message: str, details: object | None 
 class PayloadTooLarge(EgqaError):
     """A request is bigger than the service accepts."""
 
-    status_code = 413
     code = "payload_too_large"
 
 
 class InvalidBody(EgqaError):
     """A request body that is not UTF-8 JSON the API can read."""
 
-    status_code = 422
     code = "invalid_json"
 
 
 class UnsupportedMediaType(EgqaError):
     """A request body sent with a content type other than JSON."""
 
-    status_code = 415
     code = "unsupported_media_type"
 
 
 class ServiceNotReady(EgqaError):
     """The graphs or the evidence store failed to open, so data routes cannot answer."""
 
-    status_code = 503
     code = "not_ready"
+
+
+# Each kind of error and the status it answers with; a kind not listed takes its nearest listed base's.
+HTTP_STATUS: dict[type[EgqaError], int] = {
+    EgqaError: 400, InputError: 400, NotFoundError: 404, PayloadTooLarge: 413, UnsupportedMediaType: 415,
+    InvalidBody: 422, ArtefactError: 500, ModelMissingError: 503, StoreError: 503, ServiceNotReady: 503,
+}
+
+
+def status_of(exc: EgqaError) -> int:
+    """The HTTP status of an error: that of its class, else of its nearest base in HTTP_STATUS."""
+    return next(HTTP_STATUS[k] for k in type(exc).__mro__ if k in HTTP_STATUS)
 
 
 # What a client is told about server-side failures: the details (paths, addresses) go to the log only.
@@ -69,7 +78,7 @@ PUBLIC_MESSAGES: dict[str, str] = {
 
 def public_message(exc: EgqaError) -> str:
     """Return what the client may read about `exc`: its message for 4xx, a path-free summary for 5xx."""
-    if exc.status_code < 500 or isinstance(exc, ServiceNotReady):
+    if status_of(exc) < 500 or isinstance(exc, ServiceNotReady):
         return str(exc)
     return PUBLIC_MESSAGES.get(exc.code, "the service failed to answer; see the service log")
 
@@ -79,9 +88,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(EgqaError)
     async def _domain(_: Request, exc: EgqaError) -> ORJSONResponse:
-        if exc.status_code >= 500:
+        status = status_of(exc)
+        if status >= 500:
             log.error("%s: %s", exc.code, exc)
-        return error_response(exc.status_code, exc.code, public_message(exc))
+        return error_response(status, exc.code, public_message(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> ORJSONResponse:
