@@ -96,6 +96,7 @@ class Answer:
     threshold: float
     evidence_count: int
     evidence: list[ScoredEvidence] = field(default_factory=list)
+    readings: list[str] = field(default_factory=list)  # every binary reading of the question; this answer's first
 
 
 class ScoringEngine:
@@ -173,29 +174,42 @@ class ScoringEngine:
         return UNKNOWN_TYPE, "default"
 
     def resolve(self, item: HypothesisInput, checked_windows: set[int] | None = None) -> Hypothesis:
-        """Turn a request item into a typed hypothesis in canonical argument order."""
+        """Turn a request item into a typed hypothesis in canonical argument order (its first reading)."""
+        return self.readings(item, checked_windows)[0]
+
+    def readings(self, item: HypothesisInput, checked_windows: set[int] | None = None) -> list[Hypothesis]:
+        """Every binary reading of a request item as a typed hypothesis: one for a triple; for text, one per
+        pair of participants the extractor reads ("BHP bought wells from Chesapeake": BHP / wells and BHP /
+        Chesapeake), in the extractor's order."""
         window = self.resolve_window(item.date, item.window, checked_windows)
+        given = (item.subject_type, item.object_type)
         if item.text is not None:
             if item.subject or item.predicate or item.object:
                 raise InputError("give either `text` or `subject`/`predicate`/`object`, not both")
             triples = extract_text(item.text) or extract_text(item.text, require_entity=False)
             if not triples:
                 raise InputError(f"found no proposition (two arguments and a predicate) in {item.text!r}")
-            t = triples[0]
-            subj, obj, predicate, text = str(t["subject"]), str(t["object"]), str(t["predicate"]), str(t["predicate_text"])
-            parsed_types = (str(t["subject_type"]), str(t["object_type"]))
-            given = (item.subject_type, item.object_type)
-        else:
-            if not (item.subject and item.predicate and item.object):
-                raise InputError("a structured hypothesis needs `subject`, `predicate` and `object` (or give `text`)")
-            subj, obj = normalise(item.subject.split()), normalise(item.object.split())
-            if not subj or not obj:
-                raise InputError("`subject` and `object` must contain words besides determiners")
-            predicate, text, swapped, parsed_types = self._normalise_predicate(item.predicate.strip(), subj, obj)
-            given = (item.subject_type, item.object_type)
-            if swapped:
-                subj, obj = obj, subj
-                given = (item.object_type, item.subject_type)
+            seen: dict[tuple[str, str, str], Hypothesis] = {}
+            for t in triples:
+                key = (str(t["subject"]), str(t["predicate"]), str(t["object"]))
+                if key not in seen:
+                    seen[key] = self._hypothesis(*key, str(t["predicate_text"]), window, given,
+                                                 (str(t["subject_type"]), str(t["object_type"])))
+            return list(seen.values())
+        if not (item.subject and item.predicate and item.object):
+            raise InputError("a structured hypothesis needs `subject`, `predicate` and `object` (or give `text`)")
+        subj, obj = normalise(item.subject.split()), normalise(item.object.split())
+        if not subj or not obj:
+            raise InputError("`subject` and `object` must contain words besides determiners")
+        predicate, text, swapped, parsed_types = self._normalise_predicate(item.predicate.strip(), subj, obj)
+        if swapped:
+            subj, obj = obj, subj
+            given = (item.object_type, item.subject_type)
+        return [self._hypothesis(subj, predicate, obj, text, window, given, parsed_types)]
+
+    def _hypothesis(self, subj: str, predicate: str, obj: str, text: str, window: int,
+                    given: tuple[str | None, str | None], parsed_types: tuple[str, str]) -> Hypothesis:
+        """A reading's names resolved against the store's and its arguments typed."""
         subj_name = self.names.resolve(subj, _hint(given[0], parsed_types[0]), strict=bool(given[0]))
         obj_name = self.names.resolve(obj, _hint(given[1], parsed_types[1]), strict=bool(given[1]))
         subj, obj = subj_name.name, obj_name.name
@@ -225,8 +239,20 @@ class ScoringEngine:
     def judge(self, items: Sequence[HypothesisInput], options: Options) -> list[Answer]:
         """Resolve and judge a batch of hypotheses (errors raise for the whole batch)."""
         checked: set[int] = set()  # a batch mostly shares a few windows: check each one once
-        return self.judge_resolved([self.resolve(i, checked) for i in items], [i.exclude_sentence_ids for i in items],
-                                   options)
+        readings = [self.readings(i, checked) for i in items]
+        answers = self.judge_resolved([h for hs in readings for h in hs],
+                                      [i.exclude_sentence_ids for i, hs in zip(items, readings, strict=True) for _ in hs],
+                                      options)
+        # Each item is answered by its best reading: a true one first, then the highest score, then the first read.
+        best: list[Answer] = []
+        offset = 0
+        for hs in readings:
+            group = answers[offset:offset + len(hs)]
+            offset += len(hs)
+            k = min(range(len(group)), key=lambda j: (not group[j].answer, -group[j].score, j))
+            group[k].readings = [_describe(hs[k]), *(_describe(h) for j, h in enumerate(hs) if j != k)]
+            best.append(group[k])
+        return best
 
     def judge_resolved(self, hyps: Sequence[Hypothesis], excludes: Sequence[tuple[str, ...]],
                        options: Options) -> list[Answer]:
@@ -305,6 +331,11 @@ def hypothesis_text(h: Hypothesis) -> str:
     """The hypothesis as a plain sentence for sentence embeddings: subject, predicate words, object."""
     words = h.predicate_text or predicate_words(h.predicate)
     return f"{h.subj} {words} {h.obj}."
+
+
+def _describe(h: Hypothesis) -> str:
+    """A reading in one line: `bhp billiton | (buy.1,buy.from.2) | chesapeake energy`."""
+    return f"{h.subj} | {h.predicate} | {h.obj}"
 
 
 def _hint(given: str | None, parsed: str | None) -> str | None:

@@ -143,6 +143,9 @@ class HypothesisOut(BaseModel):
     names: list[str] = Field(default_factory=list, description="How each argument was matched to a name the store "
                              "holds: `obama -> barack obama (alias)`; rules exact, legal form, alias, leading words, "
                              "surname, head; `unknown` or `ambiguous` when none matched.")
+    readings: list[str] = Field(default_factory=list, description="Every binary reading of a question given as "
+                                "text (`subject | predicate | object`), the one that answered first: a question "
+                                "with three participants is judged on each pair of them.")
 
 
 class EvidenceOut(BaseModel):
@@ -193,7 +196,7 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
         window=window,
         hypothesis=HypothesisOut(subject=h.subj, predicate=h.predicate, object=h.obj, subject_type=h.subj_type,
                                  object_type=h.obj_type, predicate_text=h.predicate_text, types_from=h.types_from,
-                                 names=list(h.names)),
+                                 names=list(h.names), readings=answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"]),
         evidence_count=answer.evidence_count,
         evidence=[EvidenceOut(sentence=s.evidence.sentence, sentence_id=s.evidence.sentence_id,
                               article_id=s.evidence.article_id, date=s.evidence.date, subject=s.evidence.subj,

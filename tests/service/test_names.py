@@ -53,6 +53,9 @@ ROWS = [
          "John Smith visited Paris."),
     _row(7, "a4", ("mary smith", "Mary Smith", "person"), "(visit.1,visit.2)", ("paris", "Paris", "location"),
          "Mary Smith visited Paris."),
+    _row(8, "a5", ("bhp billiton ltd", "BHP Billiton Ltd", "organization"), "(buy.1,buy.from.2)",
+         ("chesapeake energy corp", "Chesapeake Energy Corp", "organization"),
+         "BHP Billiton Ltd bought assets from Chesapeake Energy Corp."),
 ]
 
 
@@ -138,3 +141,13 @@ def test_a_bad_question_line_is_named(tmp_path: Path) -> None:
     path.write_text('{"id": "a", "text": "x", "date": "2012-11-07", "expected": true}\n{"text": "y", "date": "x"}\n')
     with pytest.raises(InputError, match=r"q.jsonl:2: not a question"):
         read_questions(path)
+
+
+def test_a_question_with_three_participants_is_judged_on_each_reading(engine: ScoringEngine) -> None:
+    answer = engine.judge([HypothesisInput(text="BHP Billiton bought shale wells from Chesapeake Energy.", date=DAY)],
+                          Options(top_k=1))[0]
+    # The store knows nothing of the wells: the buyer / seller reading answers, and says so first.
+    assert answer.answer and answer.evidence[0].evidence.sentence.startswith("BHP Billiton Ltd bought")
+    assert answer.readings == ["bhp billiton | (buy.1,buy.from.2) | chesapeake energy",
+                               "bhp billiton | (buy.1,buy.2) | well",
+                               "well | (buy.2,buy.from.2) | chesapeake energy"]
