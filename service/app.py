@@ -37,7 +37,7 @@ from service.schemas import (
     WindowOut,
     answer_out,
 )
-from service.settings import Settings
+from service.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ def _window(engine: ScoringEngine, window_id: int) -> WindowOut:
 
 def create_app(settings: Settings | None = None, engine: ScoringEngine | None = None) -> FastAPI:
     """Build the app; graphs and store are opened once at start-up unless an engine is given."""
-    settings = settings or Settings()
+    settings = settings or load_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -174,7 +174,7 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
     if key is not None:
         _document_key(app)
 
-    @app.get("/health", tags=["ops"], responses=_errors(500))
+    @app.api_route("/health", methods=["GET", "HEAD"], tags=["ops"], responses=_errors(500))
     def health() -> dict[str, str]:
         """Liveness: the process answers (it may not be ready to; see /ready)."""
         return {"status": "ok", "version": __version__}
@@ -256,6 +256,6 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
 def app_from_env() -> FastAPI:
     """Factory for `uvicorn --factory service.app:app_from_env`: settings from the environment."""
     try:
-        return create_app(Settings())
+        return create_app(load_settings())
     except ValueError as exc:
         raise InputError(f"invalid EGQA_* settings: {exc}") from exc

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graph_builder.errors import InputError
 
 
 class Settings(BaseSettings):
@@ -55,3 +57,15 @@ class Settings(BaseSettings):
         if len(value.get_secret_value()) < 16:
             raise ValueError("api_key must be at least 16 characters (e.g. `openssl rand -hex 32`)")
         return value
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment and `overrides`; an invalid value raises InputError in one readable line
+    per problem, naming the variable and never echoing the value (a too-short API key stays unprinted)."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"EGQA_{'_'.join(str(p) for p in e['loc']).upper() or 'SETTINGS'}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors(include_input=False, include_url=False))
+        raise InputError(f"invalid settings: {problems}") from None

@@ -140,7 +140,7 @@ class GraphSet:
         """Return a measure this set holds (default when None), else raise InputError listing them."""
         measure = measure or self.default_measure
         if measure not in self.manifest["measures"]:
-            raise InputError(f"measure {measure!r} not in {self.path}; available: {', '.join(self.measures)}")
+            raise InputError(f"measure {measure!r} not in the loaded graphs; available: {', '.join(self.measures)}")
         return measure
 
     def node(self, predicate: str, types: str | Sequence[str], reversed_: bool = False) -> tuple[Graph, int]:
@@ -149,7 +149,7 @@ class GraphSet:
         name = graph_name(a, b)
         graph = self.graphs.get(name)
         if graph is None:
-            raise NotFoundError(f"no graph for types {a}#{b} in {self.path} ({len(self.graphs)} graphs)")
+            raise NotFoundError(f"no graph for types {a}#{b} among the {len(self.graphs)} loaded graphs")
         node = typed_node(predicate, a, b, reversed_)
         if node not in graph.index:
             raise NotFoundError(f"predicate {node} is not a node of graph {name}")

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
 from graph_builder.errors import InputError
-from service.settings import Settings
+from service.settings import load_settings
 
 
 def serve(
@@ -28,10 +27,7 @@ def serve(
     extra = parse_extra_graphs(extra_graphs) if extra_graphs is not None else None
     overrides = {k: v for k, v in {"graphs_dir": graphs, "store_url": store, "host": host, "port": port,
                                    "extra_graphs": extra}.items() if v is not None}
-    try:
-        settings = Settings(**overrides)
-    except ValidationError as exc:
-        raise InputError(f"invalid settings: {exc}") from exc
+    settings = load_settings(**overrides)
     if settings.workers > 1:
         # Each worker process builds its own app from the environment, so overrides travel as EGQA_* vars.
         for key, value in overrides.items():
