@@ -174,10 +174,14 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
     if key is not None:
         _document_key(app)
 
-    @app.api_route("/health", methods=["GET", "HEAD"], tags=["ops"], responses=_errors(500))
+    @app.get("/health", tags=["ops"], responses=_errors(500))
     def health() -> dict[str, str]:
         """Liveness: the process answers (it may not be ready to; see /ready)."""
         return {"status": "ok", "version": __version__}
+
+    @app.head("/health", tags=["ops"], responses=_errors(500), operation_id="health_head")
+    def health_head() -> None:
+        """Liveness for probes that send HEAD: the status alone."""
 
     @app.get("/ready", tags=["ops"], responses=_errors(500, 503))
     def ready(request: Request) -> Any:

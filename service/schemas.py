@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -40,6 +41,27 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
+def _json_int(value: object) -> object:
+    """A JSON integer: `2102.0` is one (JSON Schema says so), `true` and `"5"` are not (None: not given)."""
+    if isinstance(value, bool):
+        raise ValueError("must be an integer, not true or false")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _iso_date(value: object) -> object:
+    """A date written as YYYY-MM-DD: not a number of seconds, not another format (None: not given)."""
+    if value is None or isinstance(value, dt.date):
+        return value
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        raise ValueError("must be a date written YYYY-MM-DD")
+    return value
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 class QueryOptions(BaseModel):
     """Scoring options shared by single and batch queries."""
 
@@ -48,9 +70,11 @@ class QueryOptions(BaseModel):
     scorer: opt_str(50) = Field(None, description="A scorer from GET /v1/graphs: a graph measure (binc, weeds, lin, "
                                 "cos), `<measure>+smooth`, an extra graph set (e.g. berant), `exact` or `lm_cosine`.")
     exclude_same_predicate: bool = Field(False, description="Ignore evidence with the hypothesis' own predicate (benchmark protocol).")
-    top_k: int = Field(5, ge=0, le=100, description="Evidence items to return, best first.")
+    top_k: int = Field(5, ge=0, le=100, strict=True, description="Evidence items to return, best first.")
     threshold: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] | SkipJsonSchema[None] = Field(
         None, description="Answer is true when score >= threshold (0..1).")
+
+    _top_k_is_an_integer = field_validator("top_k", mode="before")(_json_int)
 
     def to_options(self) -> Options:
         """Return the engine's options."""
@@ -80,6 +104,9 @@ class Proposition(BaseModel):
     window: Annotated[int, Field(strict=True, ge=WINDOW_MIN, le=WINDOW_MAX)] | SkipJsonSchema[None] = Field(
         None, description="The window id (see GET /v1/windows); or give `date`.")
     exclude_sentence_ids: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=1000)
+
+    _window_is_an_integer = field_validator("window", mode="before")(_json_int)
+    _date_is_iso = field_validator("date", mode="before")(_iso_date)
 
     @field_validator("subject_type", "object_type")
     @classmethod

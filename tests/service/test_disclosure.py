@@ -57,3 +57,23 @@ def test_an_invalid_setting_is_one_line_that_never_prints_the_key(monkeypatch: p
     message = str(raised.value)
     assert message.startswith("invalid settings: EGQA_API_KEY: api_key must be at least 16 characters")
     assert "sekrit" not in message and "\n" not in message
+
+
+@pytest.mark.parametrize(("extra", "accepted"), [
+    ({"window": 2102.0}, True),        # an integral JSON number is an integer (JSON Schema)
+    ({"window": 2102.5}, False), ({"window": "2102"}, False),
+    ({"window": 2102, "top_k": True}, False),  # no booleans for numbers
+    ({"window": 2102, "top_k": 3.0}, True),
+    ({"date": "559180800"}, False), ({"date": 559180800}, False),  # not Unix seconds
+    ({"date": "2012-11-07"}, True), ({"date": "07/11/2012"}, False)])
+def test_numbers_and_dates_are_read_as_written(extra: dict[str, object], accepted: bool) -> None:
+    from pydantic import ValidationError
+
+    from service.schemas import QueryRequest
+
+    try:
+        QueryRequest.model_validate({"text": "Obama won.", **extra})
+    except ValidationError:
+        assert not accepted
+    else:
+        assert accepted
