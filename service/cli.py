@@ -19,6 +19,22 @@ app = typer.Typer(
 )
 
 
+@app.callback(invoke_without_command=True)
+def _root(
+    context: typer.Context,
+    version: bool = typer.Option(False, "--version", is_eager=True, help="Print egqa's version and exit."),
+) -> None:
+    """Entailment-graph question answering over dated news."""
+    if version:
+        from graph_builder import __version__
+
+        typer.echo(f"egqa {__version__}")
+        raise typer.Exit()
+    if context.invoked_subcommand is None:
+        typer.echo(context.get_help())
+        raise typer.Exit(2)
+
+
 def _register_commands() -> None:
     # Imported here so `egqa --help` lists every group; each module registers its own commands.
     from service.commands import benchmark, demo, evaluate, extract, graph, index, serve

@@ -37,7 +37,8 @@ def parse(
 
 
 def extract(
-    corpus: Annotated[list[Path], typer.Argument(help="Corpus files or folders (.sgm Reuters, .jsonl articles).")],
+    corpus: Annotated[list[Path], typer.Argument(metavar="CORPUS...",
+                                                 help="Corpus files or folders (.sgm Reuters, .jsonl articles).")],
     out: Annotated[Path, typer.Option("--out", help="Output folder of the triples dataset.")],
     workers: Annotated[int, typer.Option(help="Local worker processes (0 = all cores).")] = 0,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
@@ -46,7 +47,7 @@ def extract(
     model: Annotated[str, typer.Option(help="spaCy pipeline name.")] = DEFAULT_MODEL,
     overwrite: Annotated[bool, typer.Option(help="Replace a dataset built from another corpus or settings.")] = False,
     eval_from: Annotated[dt.datetime | None, typer.Option(
-        formats=["%Y-%m-%d"], help="Label articles without a split of their own TRAIN (graph induction) before this "
+        formats=["%Y-%m-%d"], metavar="YYYY-MM-DD", help="Label articles without a split of their own TRAIN (graph induction) before this "
         "date and TEST (evaluation) from it on, e.g. 2012-01-01 for reuters_ding2014.")] = None,
     entities: Annotated[bool, typer.Option("--entities/--no-entities", help="End with the canonical-entities pass "
                                            "(`egqa entities`): one name per participant.")] = True,
