@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from cachetools import TTLCache
 
 from graph_builder.embeddings import SentenceEncoder, predicate_words
 from graph_builder.errors import InputError, NotFoundError
@@ -116,7 +116,8 @@ class ScoringEngine:
         self.registry: Scorers = build_scorers(graphs, extra_graphs=self.extra_graphs, encoder=encoder,
                                                smooth_k=smooth_k, smooth_min_cosine=smooth_min_cosine,
                                                default=default_scorer)
-        self._windows_seen: dict[int, float] = {}  # window -> when the store last showed it holds news
+        # Windows the store showed to hold news, each remembered for WINDOW_RECHECK_SECONDS.
+        self._windows_seen: TTLCache[int, bool] = TTLCache(100_000, WINDOW_RECHECK_SECONDS)
         self.names = NameResolver(store)
 
     @property
@@ -143,8 +144,7 @@ class ScoringEngine:
         wid = window if window is not None else window_of(date, self.window_days)  # type: ignore[arg-type]
         if checked is not None and wid in checked:
             return wid
-        seen = self._windows_seen.get(wid)
-        if seen is not None and time.monotonic() - seen < WINDOW_RECHECK_SECONDS:
+        if wid in self._windows_seen:
             return wid
         try:
             span = window_span(wid, self.window_days)
@@ -158,9 +158,7 @@ class ScoringEngine:
                                 "GET /v1/windows lists the windows that have news") from None
         if checked is not None:
             checked.add(wid)
-        if len(self._windows_seen) >= 100_000:
-            self._windows_seen.clear()
-        self._windows_seen[wid] = time.monotonic()
+        self._windows_seen[wid] = True
         return wid
 
     def _argument_type(self, arg: str, given: str | None, parsed: str | None) -> tuple[str, str]:

@@ -7,6 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cachetools import LRUCache
+
 _CCG = re.compile(r"^(?P<prefix>.*?)\((?P<left>[^,()]+),(?P<right>[^,()]+)\)$")
 _ROLE = re.compile(r"\.\d+$")
 FUZZY_LIMIT = 20
@@ -68,7 +70,7 @@ class FuzzyIndex:
             for entry in items:
                 per_graph[(entry.graph, key)].append(entry)
         self._per_graph = dict(per_graph)
-        self._cache: dict[tuple[str, str | None, int, int], list[FuzzyEntry]] = {}
+        self._cache: LRUCache[tuple[str, str | None, int, int], list[FuzzyEntry]] = LRUCache(LOOKUP_CACHE_SIZE)
 
     def __len__(self) -> int:
         return len(self._all)
@@ -82,8 +84,6 @@ class FuzzyIndex:
             key = role_free(predicate_of(predicate) if "#" in predicate else predicate)
             items = self._all.get(key, []) if graph is None else self._per_graph.get((graph, key), [])
             found = [e for e in items if e.count >= min_count][:limit]
-            if len(self._cache) >= LOOKUP_CACHE_SIZE:
-                self._cache.clear()  # bounded memory; refilled by the next batches' predicates
             self._cache[memo] = found
         return found
 

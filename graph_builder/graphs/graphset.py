@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+from cachetools import LRUCache
 import numpy.typing as npt
 
 from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
@@ -113,7 +114,7 @@ class GraphSet:
         self.embeddings = embeddings
         self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
         self._graph_of: dict[tuple[str, str], Graph | None] = {}
-        self._fuzzy_rows: dict[str, dict[str, list[int]]] = {}
+        self._fuzzy_rows: LRUCache[str, dict[str, list[int]]] = LRUCache(CACHE_SIZE)
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -192,7 +193,7 @@ class GraphSet:
                 if len(rows) < FUZZY_LIMIT:
                     rows.append(self.graphs[e.graph].index[e.node])
             found = dict(sorted(by_graph.items()))  # by graph name: backoff reads graphs in this order
-            _remember(self._fuzzy_rows, predicate, found)
+            self._fuzzy_rows[predicate] = found
         return found
 
     def _typed_graph(self, types: tuple[str, str]) -> Graph | None:
@@ -377,13 +378,6 @@ def edge_stats(graphset: GraphSet, measure: str | None = None) -> dict[str, Any]
         neg += int(np.sum(partner[r] == c))
     return {"measure": measure, "edges": edges, "pairs_at_1_both_ways": both_one,
             "pairs_near_1_both_ways": both_near, "neg_edges": neg}
-def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
-    """Store in a bounded cache: when full it starts again (cheap, and batches refill what they use)."""
-    if len(cache) >= CACHE_SIZE:
-        cache.clear()
-    cache[key] = value
-
-
 def _typed_pair(q: Query) -> tuple[str, str]:
     """Return the (premise, hypothesis) nodes a query reads in its typed graph."""
     a, b = q.types
