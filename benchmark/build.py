@@ -15,7 +15,6 @@ import bisect
 import datetime as dt
 import logging
 import random
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,6 +26,8 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
+from graph_builder.predicates import Predicate, is_negated
+from graph_builder.predicates import parse as parse_predicate
 from graph_builder.triples import read_articles, read_triples
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,6 @@ FUNCTION_WORDS = frozenset(
 
 JSONL_FIELDS = ("id", "bundle_id", "split", "label", "subj", "obj", "subj_type", "obj_type", "predicate",
                 "predicate_text", "window", "date", "exclude_sentence_ids")
-
-_PREDICATE_RE = re.compile(r"^(?P<prefix>(?:[^(),]+__)*)\((?P<left>[^(),]+),(?P<right>[^(),]+)\)$")
 
 
 class Lexicon(Protocol):
@@ -117,45 +116,6 @@ class BuildConfig:
             raise InputError("graph_split and eval_split must differ: the graphs must not see the evaluation period")
 
 
-@dataclass(frozen=True)
-class Predicate:
-    """A predicate `prefix(left.slot,right.slot)` split into lemma tokens, e.g. `(arrive.1,arrive.in.2)`."""
-
-    prefix: str
-    left: tuple[str, ...]
-    left_slot: str
-    right: tuple[str, ...]
-    right_slot: str
-
-    def text(self) -> str:
-        """Return the predicate in the extractor's format."""
-        return f"{self.prefix}({'.'.join((*self.left, self.left_slot))},{'.'.join((*self.right, self.right_slot))})"
-
-    def common(self) -> int:
-        """Return the length of the lemma prefix both halves share (the head, e.g. `arrive`)."""
-        n = 0
-        for a, b in zip(self.left, self.right):
-            if a != b:
-                break
-            n += 1
-        return n
-
-
-def parse_predicate(predicate: str) -> Predicate | None:
-    """Parse `prefix(lemma.1,lemma.prep.2)`; return None for strings of another shape."""
-    match = _PREDICATE_RE.match(predicate)
-    if not match:
-        return None
-    halves = []
-    for half in (match["left"], match["right"]):
-        tokens = half.split(".")
-        if len(tokens) < 2 or not tokens[-1].isdigit() or not all(tokens[:-1]):
-            return None
-        halves.append((tuple(tokens[:-1]), tokens[-1]))
-    (left, left_slot), (right, right_slot) = halves
-    return Predicate(match["prefix"], left, left_slot, right, right_slot)
-
-
 def predicate_key(predicate: str) -> str:
     """Return a role-free key: the lemmas of both halves without slot numbers, `_` read as a word break."""
     parsed = parse_predicate(predicate)
@@ -166,9 +126,6 @@ def predicate_key(predicate: str) -> str:
     return f"{parsed.prefix}{left}|{right}"
 
 
-def is_negated(predicate: str) -> bool:
-    """Return whether the predicate carries the extractor's negation prefix."""
-    return predicate.startswith("NEG__") or "__NEG__" in predicate
 
 
 def _token_forms(lemma: str) -> list[tuple[str, ...]]:

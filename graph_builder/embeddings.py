@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graph_builder.errors import ArtefactError, InputError, ModelMissingError
+from graph_builder.predicates import NEGATION, halves, predicate_of
 from graph_builder.graphs.artefacts import StagingDir, read_graphset_manifest, read_json, sha256_file, write_json
 
 log = logging.getLogger(__name__)
@@ -50,8 +50,6 @@ INSTALL_HINT = ("install the `lm` extra: bash scripts/install.sh (EGQA_EXTRAS=de
 
 Vectors = npt.NDArray[np.float32]
 
-_ROLE = re.compile(r"\.\d+$")
-_CCG = re.compile(r"^(?P<prefix>.*?)\((?P<left>[^,()]+),(?P<right>[^,()]+)\)$")
 
 
 def predicate_words(node: str) -> str:
@@ -60,19 +58,17 @@ def predicate_words(node: str) -> str:
     Prefixes read as words (`NEG__(win.1,win.2)` -> `not win`, `want__(buy.1,buy.2)` -> `want buy`);
     plain-text predicates (imported rules such as `be find in`) are kept as they are, lowercased.
     """
-    parts = node.rsplit("#", 2)
-    predicate = parts[0] if len(parts) == 3 else node
-    match = _CCG.match(predicate.strip())
-    if match is None:
+    predicate = predicate_of(node)
+    parts = halves(predicate)
+    if parts is None:
         return " ".join(predicate.replace("_", " ").lower().split())
-    left = _ROLE.sub("", match["left"]).split(".")
-    right = _ROLE.sub("", match["right"]).split(".")
+    prefix_text, left, right = parts
     words = list(left)
     for w in right:
         if w not in words:
             words.append(w)
-    prefix = [p for p in match["prefix"].split("__") if p]
-    lead = ["not" if p == "NEG" else p.replace("_", " ") for p in prefix]
+    prefix = [p for p in prefix_text.split("__") if p]
+    lead = ["not" if p == NEGATION else p.replace("_", " ") for p in prefix]
     return " ".join([*lead, *words]).strip()
 
 

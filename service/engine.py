@@ -14,7 +14,6 @@ extra graph set (e.g. `berant`), `exact`, and, with the `lm` extra, `lm_cosine`,
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -26,12 +25,12 @@ from graph_builder.errors import InputError, NotFoundError
 from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
 from graph_builder.graphs.graphset import GraphSet, Query
+from graph_builder.predicates import is_normalised
 from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
 from service.names import NameResolver
 
-NORMALISED_PREDICATE = re.compile(r"^(NEG__)?([a-z][\w'.\-]*__)*\([^(),#\s]+\.[^(),#\s]+,[^(),#\s]+\.[^(),#\s]+\)$")
 _PLACEHOLDERS = ("Alice", "Bob")
 WINDOW_RECHECK_SECONDS = 60.0  # a window seen holding news is not asked about again for this long
 
@@ -219,7 +218,7 @@ class ScoringEngine:
 
     def _normalise_predicate(self, predicate: str, subj: str, obj: str) -> tuple[str, str, bool, tuple[str, str]]:
         """Return (normalised predicate, its text, whether the arguments swap, NER types) for a surface predicate."""
-        if NORMALISED_PREDICATE.match(predicate):
+        if is_normalised(predicate):
             return predicate, "", False, (UNKNOWN_TYPE, UNKNOWN_TYPE)
         if len(predicate) > 200:
             raise InputError("`predicate` is longer than 200 characters")

@@ -1,25 +1,20 @@
-"""Role-free predicate strings and the fuzzy index that grounds them to graph nodes (Hosseini et al. 2018)."""
+"""Role-free predicate strings and the fuzzy index that grounds them to graph nodes (Hosseini et al. 2018).
+
+`predicate_of` is re-exported here for the artefact readers."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cachetools import LRUCache
 
-_CCG = re.compile(r"^(?P<prefix>.*?)\((?P<left>[^,()]+),(?P<right>[^,()]+)\)$")
-_ROLE = re.compile(r"\.\d+$")
+from graph_builder.predicates import halves, predicate_of
+
 FUZZY_LIMIT = 20
 FUZZY_MIN_COUNT = 3
 LOOKUP_CACHE_SIZE = 100_000  # remembered look-ups; a batch asks the same predicates again and again
-
-
-def predicate_of(node: str) -> str:
-    """Return the predicate of a typed node `pred#type1#type2` (the string before the two types)."""
-    parts = node.rsplit("#", 2)
-    return parts[0] if len(parts) == 3 else node
 
 
 def role_free(predicate: str) -> str:
@@ -29,14 +24,13 @@ def role_free(predicate: str) -> str:
     predicates (imported rules such as Berant's `be find in`) are lowercased with a leading `be`/`to`
     dropped, so `be use in` and `(use.2,use.in.2)` meet at `use in`.
     """
-    match = _CCG.match(predicate.strip())
-    if match is None:
+    parts = halves(predicate)
+    if parts is None:
         words = predicate.strip().lower().split()
         while len(words) > 1 and words[0] in ("be", "to"):
             words = words[1:]
         return " ".join(words)
-    left = _ROLE.sub("", match["left"]).split(".")
-    right = _ROLE.sub("", match["right"]).split(".")
+    prefix, left, right = parts
     # The halves usually share the lemma and one extends the other with a preposition or noun.
     if right[: len(left)] == left:
         words = right
@@ -44,7 +38,6 @@ def role_free(predicate: str) -> str:
         words = left
     else:
         words = left + [w for w in right if w not in left]
-    prefix = match["prefix"]
     return f"{prefix}{' '.join(words)}"
 
 

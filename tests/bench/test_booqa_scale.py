@@ -19,7 +19,7 @@ from bench.booqa_scale import Bench, Stage, parse_args, ratio, score_mismatches
 from bench.synthetic import BENCHMARK_FILE, STATS_FILE, TRIPLES_DIR, CorpusSpec, cached, generate_booqa
 from benchmark.build import read_jsonl
 from graph_builder.triples import dataset_checksum, read_articles, read_triples
-from service.engine import NORMALISED_PREDICATE
+from graph_builder.predicates import is_normalised
 from service.evaluate import check_entries, entry_query
 
 TINY = CorpusSpec(triples=30_000, train_triples=18_000, propositions=601, windows=40, predicates=2_000)
@@ -120,7 +120,7 @@ def test_bundles_are_well_formed_for_the_evaluator(tiny: Path) -> None:
         bundles.setdefault(str(e["bundle_id"]), []).append(e)
         query = entry_query(e)
         # Normalised predicates: the service reads them as given instead of parsing them as text.
-        assert NORMALISED_PREDICATE.match(query["predicate"]), query["predicate"]
+        assert is_normalised(query["predicate"]), query["predicate"]
         assert e["split"] in ("dev", "test") and str(e["id"]).startswith(str(e["bundle_id"]))
     t = read_triples(tiny / TRIPLES_DIR, columns=["window", "subj", "obj", "predicate", "sentence_id"]).to_pylist()
     said: dict[tuple[int, str, str], set[str]] = {}
