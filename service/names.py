@@ -27,7 +27,7 @@ from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from retrieval.protocol import EvidenceStore, NameMatch
 
 DOMINANT_SHARE = 0.9
-CACHE_SECONDS = 60.0
+CACHE_SECONDS = 600.0  # the store changes only when re-indexed; a batch evaluation asks each name many times
 CACHE_SIZE = 100_000
 # Which stored type each partial-name rule may reach, and the rule's name in the explanation.
 _PARTIAL_RULES = {"prefix": ("organization", "leading words"), "suffix": ("person", "surname")}
