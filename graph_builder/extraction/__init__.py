@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -109,19 +110,27 @@ def relation_dict(rel: Relation) -> dict[str, object]:
     }
 
 
+_ZONE_LOCK = threading.Lock()
+
+
 def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
     """The lemma the extractor gives `word` as a common noun ("tankers" -> "tanker")."""
     nlp = load_pipeline(model)
-    doc = Doc(nlp.vocab, words=[word])
-    doc[0].pos_ = "NOUN"
-    lemmas = nlp.get_pipe("lemmatizer").rule_lemmatize(doc[0])  # type: ignore[attr-defined]
-    return str(lemmas[0]).lower() if lemmas else word
+    with _ZONE_LOCK, nlp.memory_zone():
+        doc = Doc(nlp.vocab, words=[word])
+        doc[0].pos_ = "NOUN"
+        lemmas = nlp.get_pipe("lemmatizer").rule_lemmatize(doc[0])  # type: ignore[attr-defined]
+        return str(lemmas[0]).lower() if lemmas else word
 
 
 def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = True) -> list[dict[str, object]]:
     """Parse one text and return its triples as plain dicts (subject, predicate, object, types, negated)."""
     nlp = load_pipeline(model)
-    return [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
+    # A long-running service parses text it has never seen: spaCy's memory zone frees the strings a parse adds
+    # to the vocabulary when it ends (the results are plain Python strings). Zones share one vocabulary, so
+    # one parse at a time enters one.
+    with _ZONE_LOCK, nlp.memory_zone():
+        return [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
 
 
 def pipe_docs(texts: Iterable[str], model: str = DEFAULT_MODEL, batch_size: int = 32) -> Iterator[Doc]:

@@ -1,0 +1,29 @@
+"""Parsing questions never seen before leaves the vocabulary as it was: a long-running service stays bounded."""
+
+from __future__ import annotations
+
+import random
+import string
+from concurrent.futures import ThreadPoolExecutor
+
+from graph_builder.extraction import extract_text, load_pipeline, noun_lemma
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choice(string.ascii_lowercase) for _ in range(10)).title()
+
+
+def test_new_words_do_not_stay_in_the_vocabulary() -> None:
+    nlp = load_pipeline()
+    extract_text("Google bought Motorola.")  # loads whatever the first parse loads
+    before = len(nlp.vocab.strings)
+    rng = random.Random(7)
+    questions = [f"{_word(rng)} {_word(rng)} bought {_word(rng)} Corp from {_word(rng)}." for _ in range(200)]
+    with ThreadPoolExecutor(4) as pool:  # as the service's threads do
+        results = list(pool.map(extract_text, questions))
+    lemmas = [noun_lemma(_word(rng).lower() + "s") for _ in range(50)]
+    assert len(nlp.vocab.strings) == before
+    # The answers are plain strings that outlive the parse, the same as one parse at a time gives.
+    assert results == [extract_text(q) for q in questions[:20]] + results[20:]
+    assert sum(bool(r) and r[0]["predicate"] == "(buy.1,buy.2)" for r in results) >= 190
+    assert results[0][0]["object"].endswith(" corp") and all(lemma.islower() for lemma in lemmas)
