@@ -63,6 +63,10 @@ MIN_CORPUS_SHARE = 0.8
 MIN_RESOLVED_SHARE = 0.25
 # Words a company name carries beyond its legal form that still name the same company ("Goldman Sachs Group").
 _GROUP_WORDS = ("group", "holdings", "holding")
+# A company's full name that goes on with one of these is a phrase, not a name: "Expedia to Liberty Media",
+# "Liberty Global and Liberty Media".
+_PHRASE_WORDS = frozenset({"and", "to", "or", "vs", "versus", "with", "from", "by", "in", "on", "at", "for", "of",
+                           "the", "said", "says"})
 # Words an acronym skips ("Organization of Petroleum Exporting Countries" -> OPEC).
 _ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "de", "&", "on", "in", "du", "des", "la", "le"})
 # Types a surname, a company's leading words or an acronym may stand for.
@@ -157,7 +161,7 @@ def _rule_for(short: Mention, full_name: str, full_type: str) -> str | None:
         return None
     if _agrees(short.type, full_type, _SURNAME_TYPES) and f[-len(s):] == s:
         return "surname"
-    if _agrees(short.type, full_type, _PREFIX_TYPES) and f[:len(s)] == s:
+    if _agrees(short.type, full_type, _PREFIX_TYPES) and f[:len(s)] == s and not _PHRASE_WORDS & set(f[len(s):]):
         return "leading words"
     letters = acronym_letters(short.surface)
     if letters is not None and len(s) == 1 and _agrees(short.type, full_type, _ACRONYM_TYPES) \

@@ -46,6 +46,7 @@ def test_in_article_short_forms_refer_to_one_earlier_longer_name() -> None:
         m(0, "bell", "organization"), m(7, "rashtchy", "thing"), m(2, "safa rashtchy", "person"),
         m(8, "bank", "organization"), m(1, "bank of england", "organization"),  # too generic to stand for one
         m(9, "qintex", "organization"), m(1, "qintex 900,000", "organization"),  # a fragment, not a name
+        m(9, "expedia", "organization"), m(1, "expedia to liberty media", "organization"),  # a phrase, not a name
         m(9, "smith", "person"), m(1, "john smith", "person"), m(2, "mary smith", "person")])  # two: ambiguous
     assert resolved == {
         ("obama", "person"): ("barack obama", "person", "surname"),
