@@ -148,6 +148,7 @@ class Mention:
     name: str
     type: str
     surface: str
+    legal: bool = False  # the mention carried a legal form ("MBIA Inc"): a company's full name, never a short form
 
 
 def _agrees(short_type: str, full_type: str, allowed: frozenset[str]) -> bool:
@@ -170,9 +171,12 @@ def _rule_for(short: Mention, full_name: str, full_type: str) -> str | None:
     return None
 
 
-def resolve_article(mentions: list[Mention]) -> dict[tuple[str, str], tuple[str, str, str]]:
+def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, str]] = frozenset()
+                    ) -> dict[tuple[str, str], tuple[str, str, str]]:
     """Map (name, type) of the article's short forms to (full name, full type, rule): the one longer name of
-    the article, mentioned no later than the short form's first mention, that the short form can stand for."""
+    the article, mentioned no later than the short form's first mention, that the short form can stand for.
+    A name written with a legal form, here or anywhere in `legal_names`, is a company of its own: no short form."""
+    legal = legal_names | {(m.name, m.type) for m in mentions if m.legal}
     first_seen: dict[tuple[str, str], str] = {}
     for m in mentions:
         if is_common_noun(m.surface, m.type):
@@ -183,6 +187,8 @@ def resolve_article(mentions: list[Mention]) -> dict[tuple[str, str], tuple[str,
     by_key = {(m.name, m.type): m for m in mentions if (m.name, m.type) in first_seen}
     out: dict[tuple[str, str], tuple[str, str, str]] = {}
     for key, short in by_key.items():
+        if key in legal:
+            continue
         found: list[tuple[str, str, str]] = []
         for (full, full_type), seen in first_seen.items():
             if seen > first_seen[key] or full == short.name:
@@ -211,15 +217,19 @@ class CanonicalMap:
 def canonical_map(mentions: Iterable[Mention]) -> CanonicalMap:
     """Decide every merge from the corpus' mentions (base names already applied)."""
     by_article: dict[str, list[Mention]] = defaultdict(list)
+    legal: set[tuple[str, str]] = set()
     for m in mentions:
         by_article[m.article].append(m)
+        if m.legal:
+            legal.add((m.name, m.type))
+    legal_names = frozenset(legal)  # "MBIA Inc" somewhere: "MBIA" is that company, not "MBIA Insurance"
     in_article = {}
     votes: dict[tuple[str, str], Counter[tuple[str, str]]] = defaultdict(Counter)
     articles: Counter[tuple[str, str]] = Counter()
     rules_seen: dict[tuple[str, str], dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
     for article, items in by_article.items():
         articles.update({(m.name, m.type) for m in items})
-        resolved = resolve_article(items)
+        resolved = resolve_article(items, legal_names)
         if resolved:
             in_article[article] = resolved
         for key, (full, full_type, rule) in resolved.items():
@@ -265,7 +275,9 @@ def _mentions(files: list[Path]) -> Iterable[Mention]:
             for article, sentence, name, surface, type_ in zip(
                     table["article_id"].to_pylist(), table["sentence_id"].to_pylist(), names[side].to_pylist(),
                     table[f"{side}_text"].to_pylist(), table[f"{side}_type"].to_pylist(), strict=True):
-                yield Mention(article, sentence, base_name(name, surface, type_), type_, surface)
+                base = base_name(name, surface, type_)
+                yield Mention(article, sentence, base, type_, surface,
+                              base != name and not is_common_noun(surface, type_))
 
 
 def canonicalise(triples: Path, progress: Callable[[int], object] | None = None) -> EntityReport:
@@ -294,7 +306,8 @@ def canonicalise(triples: Path, progress: Callable[[int], object] | None = None)
                 base = base_name(name, surface, type_)
                 rule = "common-noun head" if base != name and is_common_noun(surface, type_) else \
                     "legal form" if base != name else None
-                hit = mapping.lookup(article, base, type_)
+                legal_form = base != name and not is_common_noun(surface, type_)
+                hit = None if legal_form else mapping.lookup(article, base, type_)
                 canonical, new_type = (hit[0], hit[1] if type_ == UNKNOWN_TYPE else type_) if hit else (base, type_)
                 if hit:
                     rule = hit[2]

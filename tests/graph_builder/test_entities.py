@@ -131,3 +131,14 @@ def test_the_pass_rewrites_every_shard_and_reruns_from_the_names_as_extracted(tm
     # A second run starts from the names as extracted and changes nothing further.
     assert canonicalise(folder).to_dict() == report.to_dict()
     assert read_triples(folder).to_pylist() == rows
+
+
+def test_a_name_written_with_a_legal_form_is_a_company_of_its_own() -> None:
+    # "MBIA Inc" in one article makes "MBIA" a company, not a short form of "MBIA Insurance" in another.
+    mentions = [Mention("x", "x:0000", "mbia", "organization", "MBIA Inc", legal=True),
+                Mention("y", "y:0000", "mbia insurance", "organization", "MBIA Insurance"),
+                Mention("y", "y:0001", "mbia", "organization", "MBIA")]
+    assert canonical_map(mentions).lookup("y", "mbia", "organization") is None
+    # Without it, the article's own reading stands.
+    assert canonical_map(mentions[1:]).lookup("y", "mbia", "organization") == (
+        "mbia insurance", "organization", "leading words")
