@@ -70,6 +70,8 @@ def main() -> None:
         rule_of = {(a["alias"], a["type"]): a["rule"] for a in aliases}
         tally: dict[str, list[int]] = {}
         for line in args.verdicts.read_text(encoding="utf-8").splitlines():
+            if line.startswith("#"):
+                continue
             alias, type_, verdict = line.split("\t")[:3]
             rule = "legal form" if rule_of[(alias, type_)] == "legal form" else "merging rules"
             tally.setdefault(rule, [0, 0])
