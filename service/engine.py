@@ -29,7 +29,7 @@ from graph_builder.predicates import is_normalised
 from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
-from service.names import NameResolver
+from service.names import NameResolver, ResolvedName
 
 _PLACEHOLDERS = ("Alice", "Bob")
 WINDOW_RECHECK_SECONDS = 60.0  # a window seen holding news is not asked about again for this long
@@ -191,7 +191,8 @@ class ScoringEngine:
                 key = (str(t["subject"]), str(t["predicate"]), str(t["object"]))
                 if key not in seen:
                     seen[key] = self._hypothesis(*key, str(t["predicate_text"]), window, given,
-                                                 (str(t["subject_type"]), str(t["object_type"])))
+                                                 (str(t["subject_type"]), str(t["object_type"])),
+                                                 tuple(item.exclude_sentence_ids))
             return list(seen.values())
         if not (item.subject and item.predicate and item.object):
             raise InputError("a structured hypothesis needs `subject`, `predicate` and `object` (or give `text`)")
@@ -202,13 +203,30 @@ class ScoringEngine:
         if swapped:
             subj, obj = obj, subj
             given = (item.object_type, item.subject_type)
-        return [self._hypothesis(subj, predicate, obj, text, window, given, parsed_types)]
+        return [self._hypothesis(subj, predicate, obj, text, window, given, parsed_types,
+                                 tuple(item.exclude_sentence_ids))]
+
+    def _in_window(self, subj: ResolvedName, obj: ResolvedName, window: int,
+                   exclude: tuple[str, ...]) -> tuple[ResolvedName, ResolvedName]:
+        """The chosen names, unless they have no evidence in the window and another pair of candidates has:
+        then the first such pair (candidates in order of preference)."""
+        pairs = [(a, b) for a in subj.options() for b in obj.options() if a != b]
+        if len(pairs) <= 1:
+            return subj, obj
+        found = self.store.evidence_summary([EvidenceQuery(window, a, b, exclude, 1) for a, b in pairs])
+        for (a, b), groups in zip(pairs, found, strict=True):
+            if groups:
+                return subj.chose(a), obj.chose(b)
+        return subj, obj
 
     def _hypothesis(self, subj: str, predicate: str, obj: str, text: str, window: int,
-                    given: tuple[str | None, str | None], parsed_types: tuple[str, str]) -> Hypothesis:
-        """A reading's names resolved against the store's and its arguments typed."""
+                    given: tuple[str | None, str | None], parsed_types: tuple[str, str],
+                    exclude: tuple[str, ...] = ()) -> Hypothesis:
+        """A reading's names resolved against the store's (preferring those the window has news about) and its
+        arguments typed."""
         subj_name = self.names.resolve(subj, _hint(given[0], parsed_types[0]), strict=bool(given[0]))
         obj_name = self.names.resolve(obj, _hint(given[1], parsed_types[1]), strict=bool(given[1]))
+        subj_name, obj_name = self._in_window(subj_name, obj_name, window, exclude)
         subj, obj = subj_name.name, obj_name.name
         subj_type, src_a = self._argument_type(subj, given[0], parsed_types[0])
         obj_type, src_b = self._argument_type(obj, given[1], parsed_types[1])

@@ -11,13 +11,14 @@ first rule that finds a name the store holds wins:
    name ends with them (or the one holding at least DOMINANT_SHARE of such mentions), of an agreeing type;
 5. `head`: a common noun's head (`kuaiti tanker` -> `tanker`).
 
-Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates): the store has no
-evidence about it. Resolutions are cached for CACHE_SECONDS, so a batch asks the store once per name.
+Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates). The engine then looks at
+the question's window: when the chosen names have no evidence there but another pair of candidates does (two
+famous Armstrongs, two Smiths), that pair answers, explained as `in window`. Resolutions are cached for CACHE_SECONDS, so a batch asks the store once per name.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cachetools import TTLCache
 
@@ -41,15 +42,37 @@ class ResolvedName:
     name: str
     how: str
     type: str | None = None
-    candidates: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()  # an ambiguous name's candidates, most mentioned first
+    alternatives: tuple[str, ...] = ()  # other stored names it may stand for, most mentioned first
+
+    def options(self, limit: int = 4) -> tuple[str, ...]:
+        """The stored names this name may stand for, the chosen one first (for a choice by the window's news);
+        a name the store holds as asked (or without its legal form) is taken as asked."""
+        if self.how in {"exact", "legal form"}:
+            return (self.name,)
+        return tuple(dict.fromkeys([self.name, *self.candidates, *self.alternatives]))[:limit]
+
+    def chose(self, name: str) -> ResolvedName:
+        """The same resolution with `name` chosen, because the question's window holds news about it."""
+        if name == self.name:
+            return self
+        return ResolvedName(self.asked, name, "in window", self.type)
 
     def describe(self) -> str:
         """One line for the answer's explanation: `obama -> barack obama (alias)`."""
         if self.how == "ambiguous":
             return f"{self.asked}: ambiguous ({', '.join(self.candidates)})"
-        if self.how in {"exact", "unknown"}:
+        if self.how in {"exact", "unknown"} or (self.how == "in window" and self.name == self.asked):
             return f"{self.asked} ({self.how})"
         return f"{self.asked} -> {self.name} ({self.how})"
+
+
+def _others(name: str, type_hint: str | None, matches: list[NameMatch]) -> tuple[str, ...]:
+    """Every stored name of an agreeing type that `name` may stand for by a rule, most mentioned first."""
+    ranked = sorted((m for m in matches if _agrees(type_hint, m.type) and m.name != name
+                     and (m.how == "alias" or _PARTIAL_RULES.get(m.how, ("",))[0] == m.type)),
+                    key=lambda m: (-m.count, m.name))
+    return tuple(dict.fromkeys(m.name for m in ranked))
 
 
 def _agrees(hint: str | None, found: str) -> bool:
@@ -86,14 +109,16 @@ class NameResolver:
             matches = self.store.names_for(asked)
             aliases = [m for m in matches if m.how == "alias" and _agrees(type_hint, m.type)]
             best = max(aliases, key=lambda m: (m.count, m.name), default=None)
+            others = _others(name, type_hint, matches)
             # A name the pass merged elsewhere may still stand alone in a few articles: the more mentioned wins.
             if best is not None and best.count > held:
-                return ResolvedName(name, best.name, "alias", best.type)
+                return ResolvedName(name, best.name, "alias", best.type,
+                                    alternatives=tuple(n for n in (asked if held else "", *others) if n and n != best.name))
             if held:
-                return ResolvedName(name, asked, "exact" if asked == name else "legal form")
+                return ResolvedName(name, asked, "exact" if asked == name else "legal form", alternatives=others)
             partial = self._partial(name, type_hint, matches)
             if partial is not None:
-                return partial
+                return replace(partial, alternatives=tuple(n for n in others if n != partial.name))
         words = name.split()
         if words and type_hint in (None, UNKNOWN_TYPE):
             for head in dict.fromkeys([words[-1], noun_lemma(words[-1])]):
