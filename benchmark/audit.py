@@ -21,6 +21,7 @@ import orjson
 from benchmark.build import parse_predicate, read_jsonl
 from benchmark.metrics import DEFAULT_RESAMPLES, evaluate_scores, percent, with_interval
 from graph_builder.errors import InputError
+from graph_builder.extras import require
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +57,12 @@ def hypothesis_features(entry: dict[str, object], with_arguments: bool = False) 
 def audit_entries(entries: Sequence[dict[str, object]], folds: int = 5, c: float = 1.0,
                   with_arguments: bool = False, resamples: int = DEFAULT_RESAMPLES) -> dict[str, Any]:
     """Cross-validate the hypothesis-only classifier by bundle and return its metrics (AUC_norm first)."""
-    from sklearn.feature_extraction import DictVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold, cross_val_predict
-    from sklearn.pipeline import make_pipeline
+    why = "the hypothesis-only audit"
+    DictVectorizer = require("benchmark", "sklearn.feature_extraction", why).DictVectorizer  # noqa: N806
+    LogisticRegression = require("benchmark", "sklearn.linear_model", why).LogisticRegression  # noqa: N806
+    selection = require("benchmark", "sklearn.model_selection", why)
+    GroupKFold, cross_val_predict = selection.GroupKFold, selection.cross_val_predict  # noqa: N806
+    make_pipeline = require("benchmark", "sklearn.pipeline", why).make_pipeline
 
     if not entries:
         raise InputError("no entries to audit")

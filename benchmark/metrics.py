@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graph_builder.errors import InputError
+from graph_builder.extras import require
 
 ArrayLike = Sequence[float] | Sequence[int] | Sequence[bool] | npt.NDArray[np.generic]
 
@@ -406,8 +407,9 @@ def plot_pr_curves(curves: Mapping[str, PRCurve], path: Path, title: str | None 
     AUC_50 and coverage; the baseline's entry gives xi.
     """
     # The object API with the Agg canvas: no pyplot global state, no display needed.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    FigureCanvasAgg = require("benchmark", "matplotlib.backends.backend_agg",  # noqa: N806
+                              "precision-recall figures").FigureCanvasAgg
+    Figure = require("benchmark", "matplotlib.figure", "precision-recall figures").Figure  # noqa: N806
 
     if not curves:
         raise InputError("no curves to plot")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graph_builder.errors import ModelMissingError
+from graph_builder.extras import require
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
@@ -156,13 +157,14 @@ def open_wordnet(cache_dir: Path | None = None, source: Path = DEBIAN_WORDNET_DI
     """Prepare (once) and open WordNet; raise ModelMissingError with the apt command when it is absent."""
     folder = prepare_wordnet(cache_dir, source)
     if folder not in _OPEN:
-        import nltk.data
-        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+        nltk_data = require("benchmark", "nltk.data", "WordNet (the benchmark builder)")
+        WordNetCorpusReader = require("benchmark", "nltk.corpus.reader.wordnet",  # noqa: N806
+                                      "WordNet (the benchmark builder)").WordNetCorpusReader
 
         # NLTK >= 3.9 opens files only below the roots listed in nltk.data.path: add our cache root.
         for root in (folder.parent.parent,):
-            if str(root) not in nltk.data.path:
-                nltk.data.path.append(str(root))
+            if str(root) not in nltk_data.path:
+                nltk_data.path.append(str(root))
         try:
             with warnings.catch_warnings():
                 # "multilingual functions are not available": we pass no Open Multilingual WordNet.

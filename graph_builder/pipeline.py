@@ -25,6 +25,7 @@ from graph_builder.entities import canonicalise
 from graph_builder.entity_types import harmonise_types
 from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
 from graph_builder.errors import InputError
+from graph_builder.extras import require
 from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, SentenceParser, load_pipeline
 from graph_builder.triples import ARTICLE_SCHEMA, article_shard_path, shard_path, write_shard
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of
@@ -226,8 +227,8 @@ def _run_local(tasks: list[ShardTask], out: Path, model: str, window_days: int, 
 
 
 def _run_dask(tasks: list[ShardTask], out: Path, model: str, window_days: int, scheduler: str) -> Iterator[ShardResult]:
-    from dask.distributed import Client
-    from dask.distributed import as_completed as dask_completed
+    distributed = require("cluster", "dask.distributed", "extraction on a Dask cluster (--scheduler)")
+    Client, dask_completed = distributed.Client, distributed.as_completed
 
     with Client(scheduler, timeout="30s") as client:
         futures = client.map(extract_shard, tasks, out_dir=str(out), model=model, window_days=window_days,

@@ -34,7 +34,7 @@ from benchmark.metrics import (
     pr_curve,
     with_interval,
 )
-from graph_builder.errors import InputError, StoreError
+from graph_builder.errors import InputError, ModelMissingError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +215,10 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
             line["has_evidence"] = bool(line.get("has_evidence")) or has
     (out / "scores.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
     (out / "report.json").write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
-    plot_pr_curves(curves, out / "pr_curves.png", title, metrics=report)
+    try:
+        plot_pr_curves(curves, out / "pr_curves.png", title, metrics=report)
+    except ModelMissingError as exc:  # the figure is a `benchmark` extra; the scores and report stand without it
+        log.warning("no pr_curves.png: %s", exc)
     return EvalResult(report, out, time.perf_counter() - started, failed)
 
 

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
+from graph_builder.extras import require
 from graph_builder.graphs.artefacts import StagingDir, check_graph_name, write_graph, write_graphset, write_measure
 from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts,
                                          merge_counts, negation_partners, partial_counts)
@@ -141,7 +142,8 @@ def count_triples(triples: Path, scheduler: str | None = None, progress: bool = 
 
 def _dask_shard_counts(files: list[str], scheduler: str, splits: tuple[str, ...] | None,
                        progress: bool) -> Iterator[tuple[Counts, int]]:
-    from dask.distributed import Client, as_completed  # optional: only builds on a cluster need it
+    distributed = require("cluster", "dask.distributed", "graph counting on a Dask cluster (--scheduler)")
+    Client, as_completed = distributed.Client, distributed.as_completed
 
     with Client(scheduler) as client:
         futures = client.map(shard_counts, files, splits=splits, pure=False)
