@@ -40,7 +40,7 @@ from cleanco import basename as _legal_basename
 
 from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from graph_builder.triples import DATASET_MANIFEST, TRIPLE_SCHEMA, shard_files
+from graph_builder.triples import DATASET_MANIFEST, TRIPLE_SCHEMA, shard_files, write_table
 
 ENTITIES_VERSION = "egqa.canonical-entities.v1"
 ALIASES_FILE = "entity_aliases.parquet"
@@ -119,11 +119,19 @@ def company_name(name: str) -> str:
 
 def base_name(name: str, surface: str, type_: str) -> str:
     """The name's canonical form on its own: a common noun's head, a company without its legal form."""
+    return base_reading(name, surface, type_)[0]
+
+
+def base_reading(name: str, surface: str, type_: str) -> tuple[str, str | None]:
+    """The name's canonical form on its own and the rule that gave it (`common-noun head`, `legal form`, or None
+    when the name stays as extracted)."""
     if is_common_noun(surface, type_):
-        return name.split()[-1] if name else name
+        head = name.split()[-1] if name else name
+        return head, "common-noun head" if head != name else None
     if type_ in {"organization", UNKNOWN_TYPE}:
-        return company_name(name)
-    return name
+        company = company_name(name)
+        return company, "legal form" if company != name else None
+    return name, None
 
 
 def acronym_letters(surface: str) -> str | None:
@@ -260,9 +268,7 @@ def _original_names(shard: Path, table: pa.Table) -> pa.Table:
             return names
         raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
     names = table.select(["triple_id", "subj", "obj"]).cast(NAMES_SCHEMA)
-    tmp = side.with_name(f".{side.name}.{os.getpid()}.tmp")
-    pq.write_table(names, tmp, compression="zstd")
-    os.replace(tmp, side)  # kept before the shard is rewritten: a crash in between loses nothing
+    write_table(names, side)  # kept before the shard is rewritten: a crash in between loses nothing
     return names
 
 
@@ -275,9 +281,8 @@ def _mentions(files: list[Path]) -> Iterable[Mention]:
             for article, sentence, name, surface, type_ in zip(
                     table["article_id"].to_pylist(), table["sentence_id"].to_pylist(), names[side].to_pylist(),
                     table[f"{side}_text"].to_pylist(), table[f"{side}_type"].to_pylist(), strict=True):
-                base = base_name(name, surface, type_)
-                yield Mention(article, sentence, base, type_, surface,
-                              base != name and not is_common_noun(surface, type_))
+                base, rule = base_reading(name, surface, type_)
+                yield Mention(article, sentence, base, type_, surface, rule == "legal form")
 
 
 def canonicalise(triples: Path, progress: Callable[[int], object] | None = None) -> EntityReport:
@@ -303,11 +308,8 @@ def canonicalise(triples: Path, progress: Callable[[int], object] | None = None)
                                                      shard[f"{side}_type"].to_pylist(), strict=True):
                 report.mentions += 1
                 before.add(name)
-                base = base_name(name, surface, type_)
-                rule = "common-noun head" if base != name and is_common_noun(surface, type_) else \
-                    "legal form" if base != name else None
-                legal_form = base != name and not is_common_noun(surface, type_)
-                hit = None if legal_form else mapping.lookup(article, base, type_)
+                base, rule = base_reading(name, surface, type_)
+                hit = None if rule == "legal form" else mapping.lookup(article, base, type_)
                 canonical, new_type = (hit[0], hit[1] if type_ == UNKNOWN_TYPE else type_) if hit else (base, type_)
                 if hit:
                     rule = hit[2]
@@ -322,9 +324,7 @@ def canonicalise(triples: Path, progress: Callable[[int], object] | None = None)
             shard = shard.set_column(shard.schema.get_field_index(side), side, pa.array(new_names, pa.string()))
             shard = shard.set_column(shard.schema.get_field_index(f"{side}_type"), f"{side}_type",
                                      pa.array(new_types, pa.string()))
-        tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-        pq.write_table(shard.cast(TRIPLE_SCHEMA), tmp, compression="zstd")
-        os.replace(tmp, file)
+        write_table(shard.cast(TRIPLE_SCHEMA), file)
         if progress:
             progress(1)
     report.names_before, report.names_after = len(before), len(after)
@@ -349,9 +349,7 @@ def _write_aliases(triples: Path, aliases: Counter[tuple[str, str, str, str]], m
     table = pa.table({"alias": [k[0] for k in keys], "type": [k[1] for k in keys],
                       "canonical": [rows[k][0] for k in keys], "mentions": [rows[k][1] for k in keys],
                       "rule": [rows[k][2] for k in keys]}, schema=ALIAS_SCHEMA)
-    tmp = triples / f".{ALIASES_FILE}.{os.getpid()}.tmp"
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, triples / ALIASES_FILE)
+    write_table(table, triples / ALIASES_FILE)
 
 
 def _record(triples: Path, report: EntityReport) -> None:

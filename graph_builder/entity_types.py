@@ -9,7 +9,6 @@ keep `thing`: "the bank" is not "Bank".
 
 from __future__ import annotations
 
-import os
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ import pyarrow.parquet as pq
 
 from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from graph_builder.triples import TRIPLE_SCHEMA, shard_files
+from graph_builder.triples import TRIPLE_SCHEMA, shard_files, write_table
 
 TYPES_FILE = "entity_types.parquet"
 TYPES_VERSION = "egqa.majority-types.v1"
@@ -99,9 +98,7 @@ def harmonise_types(triples: Path) -> TypeReport:
         changed_before = report.changed
         shard = _retype(shard, types, report).cast(TRIPLE_SCHEMA)  # keep the not-null fields of the schema
         if report.changed != changed_before:
-            tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-            pq.write_table(shard, tmp, compression="zstd")
-            os.replace(tmp, file)
+            write_table(shard, file)
     names = sorted(types)
     pq.write_table(pa.table({"name": names, "type": [types[n] for n in names]}), triples / TYPES_FILE)
     return report

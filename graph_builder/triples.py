@@ -62,12 +62,16 @@ def article_shard_path(out_dir: Path, shard_name: str) -> Path:
     return out_dir / f"articles-{shard_name}.parquet"
 
 
-def write_shard(rows: list[dict[str, object]], path: Path, schema: pa.Schema = TRIPLE_SCHEMA) -> None:
-    """Write rows to `path` atomically: a crash leaves either the whole shard or none of it."""
-    table = pa.Table.from_pylist(rows, schema=schema)
+def write_table(table: pa.Table, path: Path) -> None:
+    """Write a Parquet table to `path` atomically: a crash leaves either the whole file or the old one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
+
+
+def write_shard(rows: list[dict[str, object]], path: Path, schema: pa.Schema = TRIPLE_SCHEMA) -> None:
+    """Write rows to `path` atomically: a crash leaves either the whole shard or none of it."""
+    write_table(pa.Table.from_pylist(rows, schema=schema), path)
 
 
 DATASET_MANIFEST = "manifest.json"
