@@ -25,6 +25,10 @@ import orjson
 import pyarrow as pa
 from tqdm import tqdm
 
+from benchmark.fragments import idiom_complement
+from benchmark.negatives import DEFAULT_FILTERS, CandidateInContext, FilterInputs, apply_filters, check_filters
+from benchmark.senses import DEFAULT_SENSES, SENSE_CHOOSERS, SENSES_VERSION, AgreeingSense, Sense, SpanInContext
+from benchmark.senses import sense_chooser
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.predicates import Predicate, is_negated
 from graph_builder.predicates import parse as parse_predicate
@@ -32,7 +36,7 @@ from graph_builder.triples import read_articles, read_triples
 
 log = logging.getLogger(__name__)
 
-BUILDER_VERSION = "egqa.booqa_builder.v1"
+BUILDER_VERSION = "egqa.booqa_builder.v2"
 
 # Li et al. (2022)'s frequency-bucket bounds (NewsCrawl predicate frequencies).
 PUBLISHED_BUCKET_BOUNDS: tuple[int, ...] = (
@@ -78,6 +82,15 @@ class Lexicon(Protocol):
         """Return the other lemmas of the phrase's synsets."""
         ...
 
+    def senses(self, phrase: str, pos: str) -> list[Sense]:
+        """Return the senses of the phrase, most frequent first."""
+        ...
+
+    def sense_hyponym_sets(self, phrase: str, senses: tuple[str, ...],
+                           depth: int = 1) -> tuple[tuple[str, ...], ...]:
+        """Return the hyponym synsets of the named senses only, as lemma tuples."""
+        ...
+
 
 @dataclass(frozen=True)
 class BuildConfig:
@@ -90,7 +103,13 @@ class BuildConfig:
     negatives_per_positive: float = 2.0  # bucket quota: negatives per positive in each frequency bucket
     max_span_tokens: int = 3            # longest predicate span replaced by a hyponym
     hyponym_depth: int = 1              # 1 = direct hyponyms only
-    max_senses: int | None = None       # senses of a span looked up (None = all)
+    max_senses: int | None = None       # senses of a span looked up (None = all); with senses="all" only
+    senses: str = DEFAULT_SENSES        # how the span's sense is chosen in its sentence (benchmark.senses)
+    sense_min_share: float = 0.7        # `agree`: first-sense share of SemCor counts trusted without the sentence
+    negative_filters: tuple[str, ...] = DEFAULT_FILTERS  # filters of probably-true negatives (benchmark.negatives)
+    min_typed_pairs: int = 1            # typed_felicity: argument pairs of the positive's types seen with the candidate
+    lm_max_cosine: float = 0.8          # lm filter: candidates at least this close to the positive are dropped
+    drop_fragments: bool = True         # drop positives whose predicate lost an idiom's word (benchmark.fragments)
     bucket_bounds: tuple[int, ...] = DEFAULT_BUCKET_BOUNDS
     graph_split: str = "TRAIN"          # LEWISSPLIT of the graph-induction period (kept out of evaluation)
     eval_split: str = "TEST"            # LEWISSPLIT of the evaluation period (dev then test, by time)
@@ -112,6 +131,13 @@ class BuildConfig:
             raise InputError(f"dev_fraction must lie strictly between 0 and 1, got {self.dev_fraction}")
         if list(self.bucket_bounds) != sorted(set(self.bucket_bounds)):
             raise InputError("bucket_bounds must be strictly increasing")
+        if self.senses not in SENSE_CHOOSERS:
+            raise InputError(f"unknown sense chooser {self.senses!r}; choose one of {', '.join(sorted(SENSE_CHOOSERS))}")
+        if not 0.0 < self.sense_min_share <= 1.0:
+            raise InputError(f"sense_min_share must lie in (0, 1], got {self.sense_min_share}")
+        check_filters(self.negative_filters)
+        if self.min_typed_pairs < 0:
+            raise InputError(f"min_typed_pairs must be >= 0, got {self.min_typed_pairs}")
         if self.graph_split == self.eval_split:
             raise InputError("graph_split and eval_split must differ: the graphs must not see the evaluation period")
 
@@ -186,18 +212,37 @@ class NegativeCandidate:
 
     predicate: str
     blocking_keys: frozenset[str]
+    replaced: str = ""                  # the positive's word it replaces
+    pos: str = "v"
+    lemmas: tuple[str, ...] = ()        # the hyponym synset's lemmas
+    lemma: str = ""                     # the one of them that replaces it
+
+
+SpanSenses = dict[tuple[str, int, int], tuple[str, ...] | None]
 
 
 def hyponym_candidates(predicate: str, lexicon: Lexicon, felicitous: set[str] | frozenset[str],
-                       config: BuildConfig) -> list[NegativeCandidate]:
-    """Return the felicitous predicates made by replacing one span of `predicate` by a WordNet hyponym."""
+                       config: BuildConfig, senses: SpanSenses | None = None) -> list[NegativeCandidate]:
+    """Return the felicitous predicates made by replacing one span of `predicate` by a WordNet hyponym.
+
+    `senses` maps a span (where, start, end) to the senses whose hyponyms it takes: None (or a span not in
+    the map) = every sense, () = none.
+    """
     pred = parse_predicate(predicate)
     if pred is None or is_negated(predicate):
         # Under negation a hyponym is entailed ("did not go" -> "did not drive"): no negatives there.
         return []
     found: dict[str, set[str]] = {}
+    origin: dict[str, tuple[str, str, tuple[str, ...], str]] = {}
     for span in predicate_spans(pred, lexicon, config.max_span_tokens):
-        for lemmas in lexicon.hyponym_sets(span.phrase, span.pos, config.hyponym_depth, config.max_senses):
+        chosen = (senses or {}).get((span.where, span.start, span.end))
+        if chosen is None:
+            hyponym_sets = lexicon.hyponym_sets(span.phrase, span.pos, config.hyponym_depth, config.max_senses)
+        elif not chosen:
+            continue
+        else:
+            hyponym_sets = lexicon.sense_hyponym_sets(span.phrase, chosen, config.hyponym_depth)
+        for lemmas in hyponym_sets:
             # Absence covers the whole hyponym synset and every synonym of each of its lemmas.
             blocking_lemmas = set(lemmas)
             for lemma in lemmas:
@@ -209,7 +254,16 @@ def hyponym_candidates(predicate: str, lexicon: Lexicon, felicitous: set[str] | 
                     candidate = _replace(pred, span, form)
                     if candidate != predicate and candidate in felicitous:
                         found.setdefault(candidate, set()).update(blocking)
-    return [NegativeCandidate(p, frozenset(found[p])) for p in sorted(found)]
+                        origin.setdefault(candidate, (span.phrase, span.pos, lemmas, lemma))
+    return [NegativeCandidate(p, frozenset(found[p]), *origin[p]) for p in sorted(found)]
+
+
+def span_senses(predicate: str, lexicon: Lexicon, config: BuildConfig) -> list[Span]:
+    """The spans of a predicate whose sense the chooser is asked for (the ones `hyponym_candidates` uses)."""
+    pred = parse_predicate(predicate)
+    if pred is None or is_negated(predicate):
+        return []
+    return predicate_spans(pred, lexicon, config.max_span_tokens)
 
 
 @dataclass
@@ -227,6 +281,9 @@ class Bundle:
     sentence_id: str
     candidates: list[NegativeCandidate]
     negatives: list[str] = field(default_factory=list)
+    context: str = ""                                        # the positive's proposition and sentence
+    present: frozenset[str] = frozenset()                    # predicate keys the window states about the pair
+    window_heads: frozenset[str] = frozenset()               # their head lemmas
 
 
 @dataclass(frozen=True)
@@ -239,6 +296,8 @@ class Benchmark:
 
 _COLUMNS = ["triple_id", "article_id", "sentence_id", "date", "window", "split", "subj", "obj", "subj_type",
             "obj_type", "predicate", "predicate_text", "negated"]
+# Read when present: the sentence disambiguates the replaced span and shows idiom fragments.
+_TEXT_COLUMNS = ["sentence", "subj_text", "obj_text"]
 
 
 def bucket_of(frequency: int, bounds: Sequence[int]) -> int:
@@ -266,19 +325,28 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
         raise InputError(f"triples lack the columns {missing}")
     rows = {name: triples.column(name).to_pylist() for name in _COLUMNS}
     n_rows = len(rows["triple_id"])
+    has_text = all(c in triples.column_names for c in _TEXT_COLUMNS)
+    if has_text:
+        rows.update({name: triples.column(name).to_pylist() for name in _TEXT_COLUMNS})
+    elif config.senses != "all" or config.drop_fragments:
+        log.warning("the triples lack %s: spans get every sense and fragments are kept", _TEXT_COLUMNS)
     if n_rows == 0:
         raise InputError("the triples dataset is empty")
 
     # Corpus-wide predicate statistics: felicity (distinct argument pairs), frequency, commonest surface text.
     pairs_of: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    typed_pairs_of: dict[tuple[str, str, str], set[tuple[str, str]]] = defaultdict(set)
     frequency: Counter[str] = Counter()
     texts: dict[str, Counter[str]] = defaultdict(Counter)
     for i in range(n_rows):
         p = rows["predicate"][i]
         pairs_of[p].add((rows["subj"][i], rows["obj"][i]))
+        typed_pairs_of[(p, rows["subj_type"][i], rows["obj_type"][i])].add((rows["subj"][i], rows["obj"][i]))
         frequency[p] += 1
         texts[p][rows["predicate_text"][i]] += 1
     felicitous = frozenset(p for p, pairs in pairs_of.items() if len(pairs) >= config.min_predicate_pairs)
+    typed_pairs = {key: len(pairs) for key, pairs in typed_pairs_of.items()}
+    del typed_pairs_of
     surface = {p: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for p, c in texts.items()}
 
     article_counts, window_splits = _window_splits(triples, articles)
@@ -317,7 +385,8 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
             if len({rows["predicate"][i] for i in idx}) < config.min_pair_predicates:
                 continue
             counts["starring_pairs"] += 1
-            present = {predicate_key(rows["predicate"][i]) for i in idx}
+            present = frozenset(predicate_key(rows["predicate"][i]) for i in idx)
+            heads = frozenset(h for h in (_head(rows["predicate"][i]) for i in idx) if h)
             seen: set[tuple[str, str, str]] = set()
             for i in sorted(idx, key=lambda i: rows["triple_id"][i]):
                 p = rows["predicate"][i]
@@ -326,19 +395,32 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
                     continue
                 seen.add(prop)
                 counts["positives_available"] += 1
+                if has_text and config.drop_fragments and idiom_complement(
+                        p, rows["predicate_text"][i], rows["sentence"][i], (rows["subj_text"][i], rows["obj_text"][i])):
+                    counts["fragment_positives"] += 1
+                    continue
                 if p not in candidates_cache:
                     candidates_cache[p] = hyponym_candidates(p, lexicon, felicitous, config)
                 usable = [c for c in candidates_cache[p] if not (c.blocking_keys & present)]
                 if not usable and config.require_negative:
                     continue
                 date = rows["date"][i]
+                context = (f"{rows['subj_text'][i]} {rows['predicate_text'][i]} {rows['obj_text'][i]}. "
+                           f"{rows['sentence'][i]}" if has_text else "")
                 bundles.append(Bundle(
                     window=window, subj=rows["subj"][i], obj=rows["obj"][i], subj_type=rows["subj_type"][i],
                     obj_type=rows["obj_type"][i], predicate=p, predicate_text=rows["predicate_text"][i],
                     date=date.isoformat() if isinstance(date, dt.date) else str(date),
-                    sentence_id=rows["sentence_id"][i], candidates=usable))
+                    sentence_id=rows["sentence_id"][i], candidates=usable, context=context, present=present,
+                    window_heads=heads))
         if bundles:
             bundles_by_window[window] = bundles
+    counts["bundles_before_senses"] = sum(len(b) for b in bundles_by_window.values())
+    if has_text and config.senses != "all":
+        _disambiguate(bundles_by_window, lexicon, felicitous, config, counts)
+    filter_removed = _filter_negatives(bundles_by_window, lexicon, typed_pairs, config, counts)
+    if config.require_negative:
+        bundles_by_window = {w: kept for w, bs in bundles_by_window.items() if (kept := [b for b in bs if b.candidates])}
     counts["candidate_bundles"] = sum(len(b) for b in bundles_by_window.values())
     if not bundles_by_window:
         raise InputError(
@@ -381,6 +463,12 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
     graph_dates = sorted(d for d, s in zip(rows["date"], rows["split"]) if s == config.graph_split)
     stats: dict[str, object] = {
         "builder": BUILDER_VERSION,
+        "senses": {"chooser": config.senses if has_text else "all", "version": SENSES_VERSION,
+                   "spans": counts["sense_spans"], "spans_with_a_sense": counts["sense_spans_chosen"],
+                   "bundles_left_without_negative": counts["sense_bundles_emptied"]},
+        "negative_filters": {"order": list(config.negative_filters), "removed": filter_removed},
+        "fragment_positives": counts["fragment_positives"],
+        "bundles_before_senses": counts["bundles_before_senses"],
         "windows": sum(s["windows"] for s in split_stats.values()),  # type: ignore[index]
         "positives": total_pos,
         "negatives": total - total_pos,
@@ -396,6 +484,70 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
         "thresholds": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
     }
     return Benchmark(entries=entries, stats=stats)
+
+
+def _head(predicate: str) -> str | None:
+    parsed = parse_predicate(predicate)
+    return parsed.left[0] if parsed is not None and parsed.left else None
+
+
+def _disambiguate(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexicon, felicitous: frozenset[str],
+                  config: BuildConfig, counts: Counter[str]) -> None:
+    """Keep each bundle's candidates from the sense its sentence gives the replaced span (in place)."""
+    chooser = sense_chooser(config.senses)
+    if isinstance(chooser, AgreeingSense):
+        chooser.min_share = config.sense_min_share
+    bundles = [b for w in sorted(bundles_by_window) for b in bundles_by_window[w]]
+    requests: list[SpanInContext] = []
+    keys: list[tuple[int, tuple[str, int, int]]] = []
+    for k, bundle in enumerate(bundles):
+        for span in span_senses(bundle.predicate, lexicon, config):
+            requests.append(SpanInContext(span.phrase, span.pos, bundle.context))
+            keys.append((k, (span.where, span.start, span.end)))
+    log.info("choosing the senses of %d spans in %d sentences (%s)", len(requests), len(bundles), chooser.name)
+    choices = chooser.choose(requests, lexicon)
+    per_bundle: dict[int, SpanSenses] = defaultdict(dict)
+    for (k, span_key), chosen in zip(keys, choices, strict=True):
+        per_bundle[k][span_key] = chosen
+        counts["sense_spans"] += 1
+        counts["sense_spans_chosen"] += bool(chosen)
+    cache: dict[tuple[str, tuple[tuple[tuple[str, int, int], tuple[str, ...] | None], ...]], list[NegativeCandidate]] = {}
+    for k, bundle in enumerate(bundles):
+        senses = per_bundle.get(k, {})
+        key = (bundle.predicate, tuple(sorted(senses.items(), key=lambda kv: kv[0])))
+        if key not in cache:
+            cache[key] = hyponym_candidates(bundle.predicate, lexicon, felicitous, config, senses)
+        bundle.candidates = [c for c in cache[key] if not (c.blocking_keys & bundle.present)]
+        counts["sense_bundles_emptied"] += not bundle.candidates
+
+
+def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexicon,
+                      typed_pairs: dict[tuple[str, str, str], int], config: BuildConfig,
+                      counts: Counter[str]) -> dict[str, int]:
+    """Drop candidates the window probably makes true (in place); return what each filter removed."""
+    if not config.negative_filters:
+        return {}
+    bundles = [b for w in sorted(bundles_by_window) for b in bundles_by_window[w]]
+    items: list[CandidateInContext] = []
+    owners: list[tuple[int, NegativeCandidate]] = []
+    for k, bundle in enumerate(bundles):
+        for c in bundle.candidates:
+            items.append(CandidateInContext(
+                predicate=c.predicate, positive=bundle.predicate, replaced=c.replaced, pos=c.pos, lemmas=c.lemmas,
+                lemma=c.lemma,
+                types=(bundle.subj_type, bundle.obj_type), window_heads=bundle.window_heads))
+            owners.append((k, c))
+    inputs = FilterInputs(lexicon=lexicon, typed_pairs=typed_pairs, min_typed_pairs=config.min_typed_pairs,
+                          lm_max_cosine=config.lm_max_cosine)
+    kept, removed = apply_filters(items, config.negative_filters, inputs)
+    survivors: dict[int, list[NegativeCandidate]] = defaultdict(list)
+    for (k, c), ok in zip(owners, kept, strict=True):
+        if ok:
+            survivors[k].append(c)
+    for k, bundle in enumerate(bundles):
+        bundle.candidates = survivors.get(k, [])
+    counts["filtered_candidates"] = sum(removed.values())
+    return removed
 
 
 def _time_split(bundles_by_window: dict[int, list[Bundle]], dev_fraction: float) -> dict[str, list[int]]:
@@ -546,7 +698,7 @@ def build_benchmark_files(triples_path: Path, out_dir: Path, config: BuildConfig
     from benchmark.wordnet import open_wordnet
 
     lexicon = open_wordnet(wordnet_cache)
-    triples = read_triples(triples_path, columns=_COLUMNS)
+    triples = read_triples(triples_path, columns=[*_COLUMNS, *_TEXT_COLUMNS])
     try:
         articles: pa.Table | None = read_articles(triples_path)
     except ArtefactError:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from graph_builder.errors import ModelMissingError
 from graph_builder.extras import require
 
+from benchmark.senses import Sense
+
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
 
@@ -126,6 +128,32 @@ class WordNet:
             own = {_lemma_text(phrase)}
             found: dict[str, tuple[str, ...]] = {}
             frontier = self.synsets(phrase, pos)[:max_senses]
+            for _ in range(depth):
+                below = [h for synset in frontier for h in synset.hyponyms()]
+                for synset in below:
+                    lemmas = tuple(sorted({_lemma_text(n) for n in synset.lemma_names()} - own))
+                    if lemmas:
+                        found[synset.name()] = lemmas
+                frontier = below
+            self._cache[key] = tuple(found[name] for name in sorted(found))
+        return self._cache[key]
+
+    def senses(self, phrase: str, pos: str) -> list[Sense]:
+        """Return the senses of a word, most frequent first, with the word's SemCor count in each."""
+        key = _phrase_key(phrase)
+        return [Sense(name=s.name(), lemmas=tuple(_lemma_text(n) for n in s.lemma_names()),
+                      definition=s.definition(), examples=tuple(s.examples()),
+                      count=sum(lemma.count() for lemma in s.lemmas() if lemma.name().lower() == key))
+                for s in self.synsets(phrase, pos)]
+
+    def sense_hyponym_sets(self, phrase: str, senses: tuple[str, ...],
+                           depth: int = 1) -> tuple[tuple[str, ...], ...]:
+        """Return the hyponym synsets (up to `depth` levels) of the named senses only, as lemma tuples."""
+        key = ("sense-hypo", _phrase_key(phrase), "|".join(senses), depth)
+        if key not in self._cache:
+            own = {_lemma_text(phrase)}
+            found: dict[str, tuple[str, ...]] = {}
+            frontier = [self.reader.synset(name) for name in senses]
             for _ in range(depth):
                 below = [h for synset in frontier for h in synset.hyponyms()]
                 for synset in below:

@@ -9,6 +9,8 @@ import orjson
 import typer
 
 from benchmark.build import DEFAULT_BUCKET_SCALE, BuildConfig, scaled_bucket_bounds
+from benchmark.negatives import NEGATIVE_FILTERS
+from benchmark.senses import SENSE_CHOOSERS
 
 _DEFAULTS = BuildConfig()
 
@@ -38,8 +40,27 @@ def build(
     = _DEFAULTS.dev_fraction,
     max_positives: Annotated[int, typer.Option(help="Positives per split at most (bundles sampled).")]
     = _DEFAULTS.max_positives,
-    max_senses: Annotated[int | None, typer.Option(help="WordNet senses of a span used (default all).")]
+    max_senses: Annotated[int | None, typer.Option(help="With --senses all: WordNet senses of a span used "
+                                                         "(default all).")]
     = _DEFAULTS.max_senses,
+    senses: Annotated[str, typer.Option(metavar="|".join(SENSE_CHOOSERS),
+                                        help="How the replaced word's sense is chosen in its sentence.")]
+    = _DEFAULTS.senses,
+    sense_min_share: Annotated[float, typer.Option(help="--senses agree: first-sense share of SemCor counts "
+                                                        "trusted without the sentence.")]
+    = _DEFAULTS.sense_min_share,
+    negative_filter: Annotated[list[str] | None, typer.Option(
+        metavar="|".join(NEGATIVE_FILTERS),
+        help=f"Filter of probably-true negatives, in order (repeat; default {', '.join(_DEFAULTS.negative_filters)}; "
+             "`none` for no filter).")] = None,
+    min_typed_pairs: Annotated[int, typer.Option(help="typed_felicity: argument pairs of the positive's types "
+                                                      "the negative must have been seen with.")]
+    = _DEFAULTS.min_typed_pairs,
+    lm_max_cosine: Annotated[float, typer.Option(help="lm filter: negatives this close to the positive are dropped.")]
+    = _DEFAULTS.lm_max_cosine,
+    drop_fragments: Annotated[bool, typer.Option(help="Drop positives whose predicate lost an idiom's word "
+                                                      "(changed hands -> changed).")]
+    = _DEFAULTS.drop_fragments,
     match_buckets: Annotated[bool, typer.Option(help="Drop bundles of frequency buckets short of negatives.")]
     = _DEFAULTS.match_buckets,
     require_negative: Annotated[bool, typer.Option(help="Keep only positives that got a negative.")]
@@ -53,13 +74,17 @@ def build(
     from benchmark.build import build_benchmark_files
 
     bounds = scaled_bucket_bounds(bucket_scale)
+    filters = _DEFAULTS.negative_filters if negative_filter is None else tuple(
+        f for f in negative_filter if f != "none")
     config = BuildConfig(
         min_pair_articles=min_pair_articles, min_pair_predicates=min_pair_predicates,
         min_predicate_pairs=min_predicate_pairs, max_negatives=max_negatives,
         negatives_per_positive=negatives_per_positive, max_span_tokens=max_span_tokens,
         hyponym_depth=hyponym_depth, bucket_bounds=bounds, graph_split=graph_split, eval_split=eval_split,
         dev_fraction=dev_fraction, max_positives=max_positives, max_senses=max_senses,
-        match_buckets=match_buckets, require_negative=require_negative, seed=seed)
+        match_buckets=match_buckets, require_negative=require_negative, seed=seed, senses=senses,
+        sense_min_share=sense_min_share, negative_filters=filters, min_typed_pairs=min_typed_pairs,
+        lm_max_cosine=lm_max_cosine, drop_fragments=drop_fragments)
     stats = build_benchmark_files(triples, out, config, wordnet_cache)
     typer.echo(f"{'split':<6} {'windows':>7} {'positives':>9} {'negatives':>9} {'xi':>6}  dates")
     for split, s in stats["splits"].items():  # type: ignore[union-attr]
@@ -68,6 +93,10 @@ def build(
         typer.echo(f"{split:<6} {s['windows']:>7} {s['positives']:>9} {s['negatives']:>9} {xi:>6}  {dates}")
     typer.echo(f"{'all':<6} {stats['windows']:>7} {stats['positives']:>9} {stats['negatives']:>9} "
                f"{stats['xi']:.3f}")
+    sense_stats, filter_stats = stats["senses"], stats["negative_filters"]
+    typer.echo(f"senses ({sense_stats['chooser']}): {sense_stats['spans_with_a_sense']} of {sense_stats['spans']} "
+               f"spans got a sense; fragment positives dropped: {stats['fragment_positives']}; negatives removed "
+               "as probably true: " + (", ".join(f"{k} {v}" for k, v in filter_stats["removed"].items()) or "none"))
     typer.echo(f"benchmark: {out}  (stats.json has the thresholds and buckets)")
     if audit:
         from benchmark.audit import AUDIT_FILE, audit_benchmark, format_audit
@@ -130,10 +159,44 @@ def questions(
                f"{totals['true_with_evidence']} found evidence; {totals['unread']} not read")
 
 
+def sample(
+    benchmark: Annotated[Path, typer.Argument(help="A benchmark folder (or one of its JSON Lines files).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for sample.tsv, reveal.tsv and key.jsonl.")],
+    split: Annotated[str, typer.Option(help="Split to sample when BENCHMARK is a folder.")] = "test",
+    positives: Annotated[int, typer.Option(help="Positives drawn.")] = 100,
+    negatives: Annotated[int, typer.Option(help="Negatives drawn.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+) -> None:
+    """Write a blind sample to read by hand: arguments masked, labels hidden, shuffled."""
+    from benchmark.reading import KEY_FILE, REVEAL_FILE, SAMPLE_FILE, write_sample
+
+    counts = write_sample(benchmark, out, split, positives, negatives, seed)
+    typer.echo(f"{counts['positives'] + counts['negatives']} propositions in {out / SAMPLE_FILE}: fill `felicitous` "
+               f"(y/n) for each, then open {out / REVEAL_FILE} and fill `kind`; {out / KEY_FILE} holds the labels "
+               "for `egqa benchmark judge`.")
+
+
+def judge(
+    folder: Annotated[Path, typer.Argument(help="A sample folder from `egqa benchmark sample`, verdicts filled.")],
+    verdicts: Annotated[Path | None, typer.Option(help="The filled sample.tsv (default FOLDER/sample.tsv).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Score a read: felicity and kinds (same or other sense, probably true, fragment) per label, with intervals."""
+    from benchmark.reading import KEY_FILE, SAMPLE_FILE, format_judgement, read_verdicts, score_verdicts
+
+    result = score_verdicts(read_verdicts(verdicts or folder / SAMPLE_FILE), folder / KEY_FILE)
+    if as_json:
+        typer.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        return
+    typer.echo(format_judgement(result))
+
+
 def register(app: typer.Typer) -> None:
     """Add the `benchmark` command group to the CLI."""
     group = typer.Typer(help="Build BoOQA-style benchmarks and audit them for artefacts.", no_args_is_help=True)
     group.command("build")(build)
     group.command("audit")(audit)
     group.command("questions")(questions)
+    group.command("sample")(sample)
+    group.command("judge")(judge)
     app.add_typer(group, name="benchmark")

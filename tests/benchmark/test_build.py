@@ -99,7 +99,9 @@ def synthetic_rows() -> list[dict[str, object]]:
     return [_row(n, *r) for n, r in enumerate(rows)]
 
 
-CONFIG = BuildConfig(min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2, bucket_bounds=(1000,))
+# The hand-derived cases: every sense, no probably-true filter (both are tested on their own below).
+CONFIG = BuildConfig(min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2, bucket_bounds=(1000,),
+                     senses="all", negative_filters=())
 
 
 def _table() -> pa.Table:
@@ -152,10 +154,11 @@ def test_thresholds_change_the_result() -> None:
     # Four articles per pair needed: nothing is starring any more.
     with pytest.raises(InputError, match="no positive with a usable negative"):
         build_benchmark(_table(), FakeLexicon(), BuildConfig(min_pair_articles=4, min_pair_predicates=2,
-                                                            min_predicate_pairs=2))
+                                                            min_predicate_pairs=2, senses="all"))
     # One negative per positive at most.
     result = build_benchmark(_table(), FakeLexicon(), BuildConfig(
-        min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2, bucket_bounds=(1000,), max_negatives=1))
+        min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2, bucket_bounds=(1000,), max_negatives=1,
+        senses="all", negative_filters=()))
     assert [e["label"] for e in result.entries["test"]] == [1, 0, 1, 0]
     with pytest.raises(InputError, match="must differ"):
         BuildConfig(graph_split="TEST", eval_split="TEST")

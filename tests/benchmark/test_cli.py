@@ -24,7 +24,7 @@ def test_build_prints_the_stats_table(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [
         "benchmark", "build", str(triples), "--out", str(tmp_path / "bench"), "--min-pair-articles", "2",
         "--min-pair-predicates", "2", "--min-predicate-pairs", "2", "--bucket-scale", "100",
-        "--wordnet-cache", str(tmp_path / "wn")])
+        "--senses", "all", "--negative-filter", "none", "--wordnet-cache", str(tmp_path / "wn")])
     assert result.exit_code == 0, result.output
     stats = orjson.loads((tmp_path / "bench" / "stats.json").read_bytes())
     assert stats["thresholds"]["min_pair_articles"] == 2

@@ -1,0 +1,144 @@
+"""Filters that keep a negative only when it is probably false in its window.
+
+A hyponym of the positive's sense is the intended negative: more specific, plausible, and not stated.
+Beyond the absence of the hyponym and its synonyms for the pair (the builder's own check), a candidate is
+still often true ("posted" -> "registered" a record profit, "to boost" -> "to spur" growth). Each filter
+removes one kind of such candidate; the builder counts what each removes (stats.json, `negative_filters`).
+
+- `positive_synonym`: the replacing word is a WordNet synonym, in any sense, of the word it replaces;
+- `window_synonym`: the replacing word, or one of its synonyms, heads a predicate the window states about
+  the pair (in any frame: "struck" is blocked by "reached a settlement" only through *reach*);
+- `dominant_sense`: the hyponym is the replacing word's commonest sense, so that the negative reads in the
+  intended sense ("bought" -> "took" comes from *take* = *buy, select*, a rare sense of *take*: a reader, the
+  graphs and the LM all read *took* as its common sense);
+- `typed_felicity`: the candidate predicate was never seen with arguments of the positive's types (a
+  hyponym of another sense rarely fits the types: *express* an organization);
+- `lm`: the candidate reads almost like the positive (cosine of their words >= `lm_max_cosine` with the
+  model egqa ships). This filter knows the LM scorer's model: it may favour that scorer, so it is off by default.
+
+The graphs are never used to filter: a benchmark tuned to the graphs would measure them against themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from benchmark.senses import Sense
+from graph_builder.errors import InputError
+
+
+@dataclass(frozen=True)
+class CandidateInContext:
+    """A negative candidate with what the filters look at."""
+
+    predicate: str                 # the candidate
+    positive: str                  # the positive's predicate
+    replaced: str                  # the replaced word of the positive ("post")
+    pos: str                       # its part of speech (v or n)
+    lemmas: tuple[str, ...]        # the hyponym synset's lemmas
+    lemma: str                     # the one of them in the candidate
+    types: tuple[str, str]         # the positive's argument types (subject, object)
+    window_heads: frozenset[str]   # head lemmas of every predicate the window states about the pair
+
+
+class Synonyms(Protocol):
+    """The WordNet lookups the filters need."""
+
+    def synonyms(self, phrase: str, pos: str) -> list[str]:
+        """Other lemmas of every sense of the phrase."""
+        ...
+
+    def senses(self, phrase: str, pos: str) -> list[Sense]:
+        """The senses of the phrase, most frequent first."""
+        ...
+
+
+@dataclass(frozen=True)
+class FilterInputs:
+    """Corpus facts shared by the filters."""
+
+    lexicon: Synonyms
+    typed_pairs: Mapping[tuple[str, str, str], int]   # (predicate, subject type, object type) -> argument pairs
+    min_typed_pairs: int = 1
+    lm_max_cosine: float = 0.8
+
+
+Keep = Callable[[Sequence[CandidateInContext], FilterInputs], list[bool]]
+
+
+def _positive_synonym(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    out = []
+    for c in items:
+        synonyms = set(inputs.lexicon.synonyms(c.replaced, c.pos))
+        out.append(not (synonyms & set(c.lemmas)))
+    return out
+
+
+def _window_synonym(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    out = []
+    for c in items:
+        words = {w for lemma in c.lemmas for w in (lemma, *inputs.lexicon.synonyms(lemma, c.pos))}
+        heads = {w.replace(" ", "_") for w in words} | {w.split()[0] for w in words if w.split()}
+        out.append(not (heads & c.window_heads))
+    return out
+
+
+def _dominant_sense(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    out = []
+    for c in items:
+        senses = inputs.lexicon.senses(c.lemma, c.pos)
+        # The hyponym synset's lemmas (the replaced word left out) are those of the word's first sense.
+        out.append(bool(senses) and set(c.lemmas) == set(senses[0].lemmas) - {c.replaced})
+    return out
+
+
+def _typed_felicity(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    return [inputs.typed_pairs.get((c.predicate, *c.types), 0) >= inputs.min_typed_pairs for c in items]
+
+
+def _lm(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    from graph_builder.embeddings import load_encoder, predicate_words
+
+    if not items:
+        return []
+    texts = sorted({predicate_words(p) for c in items for p in (c.predicate, c.positive)})
+    vectors = dict(zip(texts, load_encoder().encode(texts), strict=True))
+    return [float(vectors[predicate_words(c.predicate)] @ vectors[predicate_words(c.positive)]) < inputs.lm_max_cosine
+            for c in items]
+
+
+NEGATIVE_FILTERS: dict[str, Keep] = {
+    "positive_synonym": _positive_synonym,
+    "window_synonym": _window_synonym,
+    "dominant_sense": _dominant_sense,
+    "typed_felicity": _typed_felicity,
+    "lm": _lm,
+}
+DEFAULT_FILTERS: tuple[str, ...] = ("positive_synonym", "window_synonym", "dominant_sense", "typed_felicity")
+
+
+def check_filters(names: Sequence[str]) -> None:
+    """Refuse unknown filter names, listing the valid ones."""
+    unknown = [n for n in names if n not in NEGATIVE_FILTERS]
+    if unknown:
+        raise InputError(f"unknown negative filter(s) {', '.join(unknown)}; choose from "
+                         f"{', '.join(NEGATIVE_FILTERS)}")
+
+
+def apply_filters(items: Sequence[CandidateInContext], names: Sequence[str],
+                  inputs: FilterInputs) -> tuple[list[bool], dict[str, int]]:
+    """Run the named filters in order; return what is kept and how many candidates each filter removed."""
+    check_filters(names)
+    kept = [True] * len(items)
+    removed: dict[str, int] = {}
+    for name in names:
+        live = [k for k, ok in enumerate(kept) if ok]
+        verdicts = NEGATIVE_FILTERS[name]([items[k] for k in live], inputs)
+        removed[name] = 0
+        for k, ok in zip(live, verdicts, strict=True):
+            if not ok:
+                kept[k] = False
+                removed[name] += 1
+    return kept, removed

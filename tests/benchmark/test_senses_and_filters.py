@@ -1,0 +1,193 @@
+"""Sense choice, idiom fragments and probably-true filters of the benchmark builder, on cases read by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from benchmark.build import BuildConfig, hyponym_candidates
+from benchmark.fragments import idiom_complement
+from benchmark.negatives import CandidateInContext, FilterInputs, apply_filters
+from benchmark.reading import read_verdicts, score_verdicts, wilson, write_sample
+from benchmark.senses import AgreeingSense, FirstSense, Sense, SpanInContext, first_sense_share, sense_chooser
+from benchmark.wordnet import DEBIAN_WORDNET_DIR, INSTALL_HINT
+from graph_builder.errors import InputError
+
+
+class Inventory:
+    """Two senses of `acquire`: the frequent one, and one with hardly any SemCor count."""
+
+    SENSES = {("acquire", "v"): [Sense("acquire.v.01", ("acquire", "get"), "come into the possession of", (), 30),
+                                 Sense("acquire.v.02", ("acquire", "develop"), "gain knowledge or skills", (), 10)],
+              ("buy", "v"): [Sense("buy.v.01", ("buy", "purchase"), "obtain by purchase", (), 90),
+                             Sense("buy.v.05", ("buy",), "accept as true", (), 1)]}
+
+    def senses(self, phrase: str, pos: str) -> list[Sense]:
+        return self.SENSES.get((phrase, pos), [])
+
+
+def test_first_sense_and_its_share() -> None:
+    inventory = Inventory()
+    spans = [SpanInContext("acquire", "v", "IBM acquired Lotus."), SpanInContext("unknown", "v", "x")]
+    assert FirstSense().choose(spans, inventory) == [("acquire.v.01",), ()]
+    assert first_sense_share(inventory.senses("acquire", "v")) == pytest.approx(31 / 42)
+    assert first_sense_share(inventory.senses("buy", "v")) == pytest.approx(91 / 93)
+    assert sense_chooser("all").choose(spans, inventory) == [None, None]
+    with pytest.raises(InputError, match="choose one of agree, all, first"):
+        sense_chooser("lesk")
+
+
+def test_agreeing_sense_trusts_a_dominant_first_sense_without_the_model() -> None:
+    # Both words' first senses hold >= 70% of their counts: no sentence is embedded, both get their first sense.
+    spans = [SpanInContext("acquire", "v", "IBM acquired Lotus."), SpanInContext("buy", "v", "IBM bought Lotus.")]
+    assert AgreeingSense(min_share=0.7).choose(spans, Inventory()) == [("acquire.v.01",), ("buy.v.01",)]
+    with pytest.raises(InputError, match="min_share"):
+        AgreeingSense(min_share=0.0)
+
+
+def test_agreeing_sense_abstains_where_the_sentence_reads_another_sense() -> None:
+    pytest.importorskip("tokenizers")
+    from graph_builder.embeddings import ModelMissingError, load_encoder
+
+    try:
+        load_encoder()
+    except ModelMissingError as exc:
+        pytest.skip(str(exc))
+    chooser = AgreeingSense(min_share=0.99)
+    spans = [SpanInContext("acquire", "v", "IBM acquired Lotus, taking possession of the company."),
+             SpanInContext("acquire", "v", "She acquired fluent French and new skills in knowledge at school.")]
+    first, second = chooser.choose(spans, Inventory())
+    assert first == ("acquire.v.01",)
+    assert second == ()
+
+
+@pytest.mark.parametrize(("predicate", "text", "sentence", "arguments", "dropped"), [
+    ("(change.1,change.on.2)", "changed on", "About 5 billion shares changed hands on the Nasdaq.", (), "hands"),
+    ("(end.1,end.on.2)", "ended on", "Its shares ended 1.4 percent higher on the New York Stock Exchange.", (),
+     "higher"),
+    ("(take.1,take.2)", "took", "The vote took place in Brussels on Monday.", (), "place"),
+    # The complement is the argument itself: a relation, not a fragment.
+    ("(take.1,take.2)", "will take", "Telefonica will take control of Telco.", ("Telefonica", "control"), None),
+    # The complement is part of the predicate.
+    ("(change.1,change.hand.2)", "changed hands", "Shares changed hands on the Nasdaq.", (), None),
+    ("(buy.1,buy.2)", "bought", "IBM bought Lotus up the road.", (), None),
+])
+def test_idiom_fragments(predicate: str, text: str, sentence: str, arguments: tuple[str, ...],
+                         dropped: str | None) -> None:
+    assert idiom_complement(predicate, text, sentence, arguments) == dropped
+
+
+class Synonyms:
+    TABLE = {("post", "v"): ["put up", "register"], ("register", "v"): ["record", "post"],
+             ("strike", "v"): ["hit", "reach"], ("spur", "v"): ["goad"], ("express", "v"): ["press out"]}
+
+    SENSES = {"take": [Sense("take.v.01", ("take", "carry out"), "carry out", (), 60),
+                       Sense("take.v.33", ("take",), "buy, select", (), 2)],
+              "purchase": [Sense("buy.v.01", ("buy", "purchase"), "obtain by purchase", (), 90)]}
+
+    def synonyms(self, phrase: str, pos: str) -> list[str]:
+        return self.TABLE.get((phrase, pos), [])
+
+    def senses(self, phrase: str, pos: str) -> list[Sense]:
+        return self.SENSES.get(phrase, [Sense(f"{phrase}.v.01", (phrase,), "", (), 1)])
+
+
+def _candidate(predicate: str, replaced: str, lemmas: tuple[str, ...], heads: frozenset[str] = frozenset(),
+               types: tuple[str, str] = ("organization", "thing")) -> CandidateInContext:
+    return CandidateInContext(predicate=predicate, positive="(post.1,post.2)", replaced=replaced, pos="v",
+                              lemmas=lemmas, lemma=lemmas[0], types=types, window_heads=heads)
+
+
+def test_filters_remove_what_they_name_and_count_it() -> None:
+    items = [
+        _candidate("(register.1,register.2)", "post", ("register",)),                 # synonym of `post`
+        _candidate("(strike.1,strike.2)", "reach", ("strike",), frozenset({"reach"})),  # window says `reach`
+        _candidate("(express.1,express.2)", "acquire", ("express",)),                 # never seen with these types
+        _candidate("(spur.1,spur.2)", "boost", ("spur",)),                            # kept
+    ]
+    typed = {("(spur.1,spur.2)", "organization", "thing"): 3, ("(strike.1,strike.2)", "organization", "thing"): 2,
+             ("(register.1,register.2)", "organization", "thing"): 5}
+    kept, removed = apply_filters(items, ("positive_synonym", "window_synonym", "typed_felicity"),
+                                  FilterInputs(lexicon=Synonyms(), typed_pairs=typed))
+    assert kept == [False, False, False, True]
+    assert removed == {"positive_synonym": 1, "window_synonym": 1, "typed_felicity": 1}
+    # `took` for `bought` comes from take's rare sense *buy, select*: read as *carry out*, it is dropped.
+    rare = [_candidate("(take.1,take.2)", "buy", ("take",)), _candidate("(purchase.1,purchase.2)", "get", ("purchase", "buy"))]
+    kept, removed = apply_filters(rare, ("dominant_sense",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
+    assert kept == [False, True] and removed == {"dominant_sense": 1}
+    with pytest.raises(InputError, match="unknown negative filter"):
+        apply_filters(items, ("graphs",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
+    with pytest.raises(InputError, match="unknown negative filter"):
+        BuildConfig(negative_filters=("graphs",))
+    with pytest.raises(InputError, match="unknown sense chooser"):
+        BuildConfig(senses="lesk")
+
+
+def test_hyponyms_of_the_chosen_sense_only() -> None:
+    if not (DEBIAN_WORDNET_DIR / "data.verb").is_file():
+        pytest.skip(f"WordNet 3.0 is not installed: {INSTALL_HINT}")
+    pytest.importorskip("nltk")
+    from benchmark.wordnet import open_wordnet
+
+    wordnet = open_wordnet()
+    felicitous = {"(buy.1,buy.2)", "(study.1,study.2)", "(win.1,win.2)"}
+    config = BuildConfig(senses="all")
+    every = {c.predicate for c in hyponym_candidates("(acquire.1,acquire.2)", wordnet, felicitous, config)}
+    assert every == {"(buy.1,buy.2)", "(study.1,study.2)", "(win.1,win.2)"}  # study: acquire as *learn*
+    first = {c.predicate for c in hyponym_candidates(
+        "(acquire.1,acquire.2)", wordnet, felicitous, config, {("both", 0, 1): ("get.v.01",)})}
+    assert first == {"(buy.1,buy.2)", "(win.1,win.2)"}
+    none = hyponym_candidates("(acquire.1,acquire.2)", wordnet, felicitous, config, {("both", 0, 1): ()})
+    assert none == []
+
+
+def _benchmark(tmp_path: Path) -> Path:
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    lines = []
+    for b in range(6):
+        for k, label in enumerate((1, 0, 0)):
+            lines.append({"id": f"test-{b:05d}-{k}", "bundle_id": f"test-{b:05d}", "split": "test", "label": label,
+                          "subj": f"s{b}", "obj": f"o{b}", "subj_type": "person", "obj_type": "organization",
+                          "predicate": f"(p{k}.1,p{k}.2)", "predicate_text": f"p{k}", "window": 1,
+                          "date": "2013-01-02", "exclude_sentence_ids": []})
+    (folder / "test.jsonl").write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in lines))
+    return folder
+
+
+def test_blind_sample_then_judge(tmp_path: Path) -> None:
+    folder = _benchmark(tmp_path)
+    out = tmp_path / "read"
+    write_sample(folder, out, "test", positives=4, negatives=6, seed=1)
+    rows = (out / "sample.tsv").read_text().splitlines()
+    assert rows[0] == "item\tproposition\tfelicitous\tkind" and len(rows) == 11
+    assert all("s0" not in r and "label" not in r for r in rows)  # arguments masked, labels hidden
+    assert "[person] p0 [organization]" in (out / "sample.tsv").read_text()
+    key = [orjson.loads(line) for line in (out / "key.jsonl").read_bytes().splitlines()]
+    labels = {k["item"]: k["label"] for k in key}
+    # A reader: every positive felicitous and a relation; negatives: 3 felicitous, kinds 4 same / 1 other / 1 true.
+    kinds = iter(["same_sense"] * 4 + ["other_sense", "probably_true"])
+    neg_felicity = iter("yyynnn")
+    filled = ["item\tproposition\tfelicitous\tkind"]
+    for row in rows[1:]:
+        item, proposition, _, _ = row.split("\t")
+        if labels[item] == 1:
+            filled.append(f"{item}\t{proposition}\ty\trelation")
+        else:
+            filled.append(f"{item}\t{proposition}\t{next(neg_felicity)}\t{next(kinds)}")
+    (out / "sample.tsv").write_text("\n".join(filled) + "\n")
+    result = score_verdicts(read_verdicts(out / "sample.tsv"), out / "key.jsonl")
+    assert result["positives"]["felicitous"] == 4 and result["positives"]["judged"] == 4
+    assert result["negatives"]["felicity"] == pytest.approx(0.5)
+    assert result["negatives"]["kinds"]["same_sense"]["n"] == 4
+    assert result["negatives"]["kinds"]["probably_true"]["share"] == pytest.approx(1 / 6)
+    # Hand-computed Wilson interval of 4/6.
+    lo, hi = wilson(4, 6)
+    assert (round(lo, 4), round(hi, 4)) == (0.3000, 0.9032)
+    with pytest.raises(InputError, match="more than the split|negatives asked"):
+        write_sample(folder, tmp_path / "again", "test", positives=1, negatives=50)
+    (out / "bad.tsv").write_text("item\tproposition\tfelicitous\tkind\nr0000\tx\tmaybe\t\n")
+    with pytest.raises(InputError, match="bad.tsv:2: felicitous must be y or n"):
+        read_verdicts(out / "bad.tsv")
