@@ -110,6 +110,7 @@ class BuildConfig:
     min_typed_pairs: int = 1            # typed_felicity: argument pairs of the positive's types seen with the candidate
     lm_max_cosine: float = 0.8          # lm filter: candidates at least this close to the positive are dropped
     drop_fragments: bool = True         # drop positives whose predicate lost an idiom's word (benchmark.fragments)
+    max_per_predicate: int | None = None  # a predicate's propositions per label and split at most (None = any)
     bucket_bounds: tuple[int, ...] = DEFAULT_BUCKET_BOUNDS
     graph_split: str = "TRAIN"          # LEWISSPLIT of the graph-induction period (kept out of evaluation)
     eval_split: str = "TEST"            # LEWISSPLIT of the evaluation period (dev then test, by time)
@@ -136,6 +137,8 @@ class BuildConfig:
         if not 0.0 < self.sense_min_share <= 1.0:
             raise InputError(f"sense_min_share must lie in (0, 1], got {self.sense_min_share}")
         check_filters(self.negative_filters)
+        if self.max_per_predicate is not None and self.max_per_predicate < 1:
+            raise InputError(f"max_per_predicate must be >= 1 (or None), got {self.max_per_predicate}")
         if self.min_typed_pairs < 0:
             raise InputError(f"min_typed_pairs must be >= 0, got {self.min_typed_pairs}")
         if self.graph_split == self.eval_split:
@@ -435,7 +438,7 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
     for split in ("dev", "test"):
         windows = split_windows[split]
         chosen = _sample_bundles({w: bundles_by_window[w] for w in windows}, article_counts,
-                                 config.max_positives, rng)
+                                 config.max_positives, rng, config.max_per_predicate)
         bucket_counts = _choose_negatives(chosen, frequency, config, rng)
         if config.require_negative:
             chosen = [b for b in chosen if b.negatives]
@@ -568,8 +571,12 @@ def _time_split(bundles_by_window: dict[int, list[Bundle]], dev_fraction: float)
 
 
 def _sample_bundles(bundles_by_window: dict[int, list[Bundle]], article_counts: dict[int, int],
-                    limit: int, rng: random.Random) -> list[Bundle]:
-    """Draw bundles one at a time from windows picked in proportion to their article counts."""
+                    limit: int, rng: random.Random, per_predicate: int | None = None) -> list[Bundle]:
+    """Draw bundles one at a time from windows picked in proportion to their article counts.
+
+    With `per_predicate`, a bundle whose positive predicate was drawn that many times already is passed over.
+    """
+    drawn: Counter[str] = Counter()
     pools = {w: sorted(bs, key=lambda b: (b.subj, b.predicate, b.obj)) for w, bs in bundles_by_window.items()}
     for w in sorted(pools):
         rng.shuffle(pools[w])
@@ -579,7 +586,11 @@ def _sample_bundles(bundles_by_window: dict[int, list[Bundle]], article_counts: 
         if not live:
             break
         window = rng.choices(live, weights=[max(article_counts.get(w, 0), 1) for w in live])[0]
-        chosen.append(pools[window].pop())
+        bundle = pools[window].pop()
+        if per_predicate is not None and drawn[bundle.predicate] >= per_predicate:
+            continue
+        drawn[bundle.predicate] += 1
+        chosen.append(bundle)
     return chosen
 
 
@@ -592,13 +603,18 @@ def _choose_negatives(bundles: list[Bundle], frequency: Counter[str], config: Bu
     offers = [(k, c.predicate) for k, b in enumerate(bundles) for c in b.candidates]
     rng.shuffle(offers)
     used: Counter[int] = Counter()
+    per_predicate: Counter[str] = Counter()
+    cap = config.max_per_predicate
     for k, predicate in offers:
         bundle = bundles[k]
         bucket = bucket_of(frequency[predicate], bounds)
         if len(bundle.negatives) >= config.max_negatives or used[bucket] >= quota.get(bucket, 0):
             continue
+        if cap is not None and per_predicate[predicate] >= cap:
+            continue
         bundle.negatives.append(predicate)
         used[bucket] += 1
+        per_predicate[predicate] += 1
     for bundle in bundles:
         bundle.negatives.sort()
     names = [_bucket_name(i, bounds) for i in range(len(bounds) + 1)]

@@ -14,6 +14,7 @@ from benchmark.build import (
     Bundle,
     NegativeCandidate,
     _choose_negatives,
+    _sample_bundles,
     build_benchmark,
     build_benchmark_files,
     hyponym_candidates,
@@ -233,3 +234,23 @@ def test_bucket_matching_drops_bundles_of_buckets_short_of_negatives() -> None:
     kept, table = _match_buckets(bundles, freq, (10,), random.Random(0))
     assert [b.sentence_id for b in kept] == ["s1", "s2"]
     assert table == {"[0,10)": {"positives": 2, "negatives": 4}}
+
+
+def test_at_most_one_proposition_per_predicate_and_label() -> None:
+    import random
+    from collections import Counter
+
+    # Three bundles of `buy`, each offering the negative `repurchase`; one per predicate and label keeps one
+    # bundle of buy and gives repurchase to one bundle only.
+    def bundles() -> list[Bundle]:
+        return [Bundle(1, f"a{k}", f"b{k}", "t", "t", "(buy.1,buy.2)", "", "d", f"s{k}",
+                       [NegativeCandidate("(repurchase.1,repurchase.2)", frozenset())]) for k in range(3)]
+
+    drawn = _sample_bundles({1: bundles()}, {1: 5}, 10, random.Random(0), per_predicate=1)
+    assert [b.predicate for b in drawn] == ["(buy.1,buy.2)"]
+    every = bundles()
+    config = BuildConfig(bucket_bounds=(10,), max_per_predicate=1)
+    _choose_negatives(every, Counter({"(buy.1,buy.2)": 5, "(repurchase.1,repurchase.2)": 5}), config, random.Random(0))
+    assert sum(len(b.negatives) for b in every) == 1
+    with pytest.raises(InputError, match="max_per_predicate"):
+        BuildConfig(max_per_predicate=0)
