@@ -10,8 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
-# Pinned together: playwright 1.65.2 drives Debian bookworm's Chromium (156); a later release may not.
-PIP_PACKAGES="playwright==1.65.2 pytest-playwright==0.10.0 pytest-base-url==2.1.0"
+# Pinned: playwright 1.65.2 drives Debian bookworm's Chromium (156); a later release may not. The tests use
+# Playwright's sync API through fixtures of their own (tests/web/conftest.py), not the pytest-playwright plugin,
+# so that a machine without a browser skips (or, in CI, fails) with a message rather than a missing fixture.
+PIP_PACKAGES="playwright==1.65.2"
 # The real binary first: /usr/bin/chromium is a wrapper script that prints shell noise on stderr.
 CHROMIUM_PATHS="/usr/lib/chromium/chromium /usr/bin/chromium"
 
@@ -26,7 +28,7 @@ chromium_path() {
   return 1
 }
 
-python_ready() { "$PYTHON" -c 'import playwright, pytest_playwright, pytest_base_url' 2>/dev/null; }
+python_ready() { "$PYTHON" -c 'import playwright.sync_api' 2>/dev/null; }
 
 cmd_check() {
   local missing=0

@@ -283,7 +283,7 @@ function renderWhy(a) {
     $("why").hidden = false;
     return;
   }
-  const items = a.evidence.map((e, i) => {
+  const items = a.evidence.map((e) => {
     const measures = el("div", { class: "measures" }, el("p", { class: "muted", text: "Scores under the other measures: loading…" }));
     loadMeasures(measures, e.predicate, h.predicate, typesOf(h), a.scorer);
     return el("li", { class: "evidence-item" },
@@ -291,8 +291,7 @@ function renderWhy(a) {
       el("p", { class: "muted" }, `article ${e.article_id}, ${e.date}`, e.aligned ? "" : " (arguments in the other order)"),
       el("p", { class: "edge" }, "edge ", el("code", { text: e.predicate }), " → ", el("code", { text: h.predicate }),
         `, score ${fmt(e.score)}, match `, el("strong", { class: "match", text: e.match }), " ",
-        el("button", { type: "button", class: "link", text: "walk from the premise",
-                       "aria-label": `Walk the graph from ${e.predicate} (evidence ${i + 1})`,
+        el("button", { type: "button", class: "link", text: `walk from ${e.predicate}`,
                        onclick: () => walkTo(e.predicate, typesOf(h), null, true) })),
       measures);
   });
@@ -358,9 +357,9 @@ function drawMonth() {
     const cell = el("td", { class: w ? "news" : null });
     if (w) {
       cell.append(el("button", { type: "button", "data-day": day, "aria-pressed": "false",
-        "aria-label": `${day}: news of ${w.start} .. ${w.end}, ${w.articles} articles`,
         onclick: () => { $("date").value = day; markCalendar(); $("q").focus(); } },
-        String(d.getUTCDate()), el("small", { text: `${w.articles} art.` })));
+        String(d.getUTCDate()), el("small", { text: `${w.articles} art.` }),
+        el("span", { class: "sr-only", text: ` ${day}: news of ${w.start} .. ${w.end}, ${w.articles} articles` })));
     } else {
       cell.textContent = String(d.getUTCDate());
     }
@@ -426,7 +425,7 @@ function neighbourList(title, id, edges, arrow) {
         return el("li", {}, n.swapped
           ? el("code", { text: label })
           : el("button", { type: "button", class: "node", "data-predicate": n.predicate, text: label,
-                           "aria-label": `${arrow} ${n.predicate}, score ${fmt(e.score)}: walk there`,
+                           title: `${arrow} ${n.predicate}: walk there`,
                            onclick: () => walkTo(n.predicate, n.types, null, true) }),
           ` ${fmt(e.score)}`);
       }))
