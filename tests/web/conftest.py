@@ -186,10 +186,20 @@ class Tab:
         self.page.screenshot(path=str(path), full_page=True)
         return path
 
+    def shot_region(self, name: str, top: str, bottom: str) -> Path:
+        """Save the page from element `top` down to element `bottom` (docs/images/web-*.png are two of these)."""
+        first, last = self.page.locator(top).bounding_box(), self.page.locator(bottom).bounding_box()
+        width = self.page.viewport_size["width"]
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True, clip={
+            "x": 0, "y": first["y"] - 10, "width": width, "height": last["y"] + last["height"] - first["y"] + 20})
+        return path
+
 
 def open_tab(browser: Any, base: str, **context: Any) -> Tab:
     """A new context (its own sessionStorage) and page that records console errors, page errors and requests."""
-    page = browser.new_context(viewport={"width": 1100, "height": 900}, **context).new_page()
+    page = browser.new_context(viewport={"width": 1000, "height": 800}, **context).new_page()
     console = Console()
     page.on("console", lambda m: console.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: console.errors.append(f"uncaught: {exc}"))

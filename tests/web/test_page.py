@@ -78,6 +78,7 @@ def test_ask_by_text_shows_the_answer_the_reading_and_why(tab: Tab, web_url: str
     query = parse_qs(urlparse(page.url).query)
     assert query == {"q": [QUESTION], "date": [DATE], "scorer": [expected["scorer"]]}
     tab.shot("ask")
+    tab.shot_region("docs-answer", "#ask", "#evidence > li:first-child")
     tab.console.assert_clean()
 
 
@@ -162,6 +163,7 @@ def test_walk_the_graph_both_ways_and_move_by_a_click(tab: Tab, web_url: str) ->
     assert svg.locator("g.side").count() == svg.locator("line").count() == \
         len(expected["entails"]) + len(expected["entailed_by"])
     tab.shot("walk")
+    tab.shot_region("docs-walk", "#walk", "#walk-body")
     # One click moves to a neighbour; the address follows; Back returns.
     page.locator("#entails button[data-predicate='(take.over.1,take.over.2)']").click()
     page.wait_for_selector("#walk-node code:text-is('(take.over.1,take.over.2)')")
