@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -70,3 +71,21 @@ def test_evidence_carries_the_arguments_words_as_the_sentence_writes_them(client
         assert item["subject_text"] == "Norvale Mining Corp" and item["object_text"] == "Castellan Bank Ltd"
         assert item["subject_text"] in item["sentence"] and item["object_text"] in item["sentence"]
         assert item["subject"] == "norvale mining"  # the normalised name stays as it was
+
+
+def test_the_demo_links_the_page_to_a_question_that_has_evidence(web_build: WebBuild) -> None:
+    from service.demo import page_query
+    from tests.service.live import live_server
+
+    def example(subj: str, words: str, predicate: str, obj: str, start: str) -> dict[str, Any]:
+        return {"entry": {"subj": subj, "predicate_text": words, "predicate": predicate, "obj": obj},
+                "answer": {"window": {"start": start}}}
+
+    unparsed = example("zq", "xv", "(xv.1,xv.2)", "wy", "2021-03-04")  # no proposition in "zq xv wy."
+    asked = example("norvale mining", "bought", "(buy.1,buy.2)", "castellan bank", "2021-03-04")
+    with live_server(create_app(web_settings(web_build))) as (host, port):
+        url = f"http://{host}:{port}"
+        assert page_query(url, [unparsed, asked]) == "?q=norvale+mining+bought+castellan+bank.&date=2021-03-04"
+        # No example reads as a sentence with evidence: the first, as a triple.
+        assert page_query(url, [unparsed]) == "?s=zq&p=%28xv.1%2Cxv.2%29&o=wy&date=2021-03-04"
+        assert page_query(url, []) == ""

@@ -499,8 +499,9 @@ async function loadService() {
 async function fromAddress() {
   const a = readAddress();
   fillAskForm(a);
-  if (a.date && $("month").querySelector(`option[value="${a.date.slice(0, 7)}"]`)) {
-    $("month").value = a.date.slice(0, 7);
+  const month = /^\d{4}-\d{2}-\d{2}$/.test(a.date) ? a.date.slice(0, 7) : "";
+  if ([...$("month").options].some((o) => o.value === month)) {
+    $("month").value = month;
     drawMonth();
   }
   if (a.walk) {
@@ -509,7 +510,12 @@ async function fromAddress() {
   } else {
     $("walk-body").replaceChildren();
   }
-  if ((a.q || a.s || a.p || a.o) && a.date) await ask(false);
+  if ((a.q || a.s || a.p || a.o) && a.date) {
+    await ask(false);
+  } else {
+    $("answer").hidden = true; // e.g. Back to the address before the first question
+    $("why").hidden = true;
+  }
 }
 
 async function start() {
