@@ -220,6 +220,22 @@ def test_errors_show_the_apis_message(tab: Tab, web_url: str, case: str, status:
     tab.console.assert_clean(expected_statuses=(status,))
 
 
+def test_bad_input_in_the_address_is_an_error_on_the_page_never_markup(tab: Tab, web_url: str) -> None:
+    dialogs: list[str] = []
+    tab.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    tab.open("/?" + urlencode({"q": QUESTION, "date": "2021-13-45"}))  # not a day: asked for one, nothing sent
+    page = tab.page
+    assert page.inner_text("#error") == "400 incomplete_question: Give a date (or choose a day in the calendar)."
+    assert page.evaluate("document.activeElement.id") == "date"
+    hostile = '<img src=x onerror="alert(1)"> <script>alert(2)</script>'
+    tab.open("/?" + urlencode({"q": hostile, "date": DATE, "walk": "<b>x</b>", "types": "a#b"}))
+    page.wait_for_selector("#error:has-text('found no proposition')")
+    expected = api(web_url, "/v1/query", {"text": hostile, "date": DATE}).json()["error"]
+    assert page.inner_text("#error") == f"400 {expected['code']}: {expected['message']}"
+    assert page.locator("main img, main script, main b").count() == 0 and dialogs == []
+    tab.console.assert_clean(expected_statuses=(400, 404))
+
+
 def test_a_service_that_is_not_ready_says_why(chromium: Any, tmp_path: Any, web_build: WebBuild) -> None:
     settings = web_settings(web_build).model_copy(update={"graphs_dir": tmp_path / "no-graphs"})
     with live_server(create_app(settings)) as (host, port):
