@@ -119,6 +119,9 @@ def _playwright_importable() -> bool:
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     """Debian's Chromium and Playwright, installed by scripts/browser.sh setup when missing."""
+    given = os.environ.get("EGQA_CHROMIUM")
+    if given and not os.access(given, os.X_OK):
+        _unavailable(f"EGQA_CHROMIUM={given} is not an executable file")
     if _chromium() is None or not _playwright_importable():
         if _chromium() is None and (os.geteuid() != 0 or shutil.which("apt-get") is None):
             _unavailable("no Chromium found, and installing Debian's needs root and apt-get")
