@@ -91,7 +91,9 @@ def test_ask_by_triple_with_a_day_from_the_calendar_and_another_scorer(tab: Tab,
     page.fill("#p", "bought")
     page.fill("#o", "Castellan Bank")
     windows = api(web_url, "/v1/windows").json()["windows"]
+    assert page.input_value("#date") == windows[-1]["start"]  # a fresh page starts on the latest news
     page.click("#calendar-box summary")
+    page.select_option("#month", "2021-03")
     day = page.locator(f"#calendar button[data-day='{DATE}']")
     window = next(w for w in windows if w["start"] <= DATE <= w["end"])
     assert day.text_content() == (f"4{window['articles']} art. {DATE}: news of {window['start']} .. {window['end']}, "

@@ -141,7 +141,7 @@ function fillAskForm(a) {
   $("s").value = a.s;
   $("p").value = a.p;
   $("o").value = a.o;
-  $("date").value = a.date;
+  if (a.date) $("date").value = a.date; // an address without one keeps the day already chosen
   if (a.scorer) chooseScorer(a.scorer);
   markCalendar();
 }
@@ -491,6 +491,8 @@ async function loadService() {
   }));
   const windows = await api("/v1/windows");
   state.windows = windows.windows;
+  const latest = state.windows[state.windows.length - 1];
+  if (latest && !readAddress().date) $("date").value = latest.start; // a day with news to start from
   buildCalendar();
   const articles = state.windows.reduce((n, w) => n + w.articles, 0);
   setStatus(`${graphs.graphs.length} graphs loaded; news in ${state.windows.length} windows of ${windows.window_days} days, ${articles} articles.`);
