@@ -48,7 +48,9 @@ const setStatus = (text) => { $("status").textContent = text; };
 function showError(error) {
   const box = $("error");
   box.replaceChildren();
-  if (error instanceof ApiError) {
+  if (error instanceof ApiError && error.status === 0) { // the page's own check, before anything is sent
+    box.append(el("p", { text: error.message }));
+  } else if (error instanceof ApiError) {
     box.append(el("p", {}, el("strong", { text: `${error.status} ` }), el("code", { text: error.code }), `: ${error.message}`));
   } else {
     box.append(el("p", { text: `The service did not answer: ${error.message}` }));
@@ -181,7 +183,7 @@ async function ask(pushAddress) {
   const { address, body } = askRequest();
   const missing = missingInput(body);
   if (missing) {
-    showError(new ApiError(400, "incomplete_question", missing[1]));
+    showError(new ApiError(0, "incomplete_question", missing[1]));
     $(missing[0]).focus();
     return;
   }
@@ -399,7 +401,7 @@ async function walkTo(predicate, types, measure, pushAddress) {
   if (measure) $("walk-measure").value = measure;
   const chosen = $("walk-measure").value;
   if (!predicate || !types) {
-    showError(new ApiError(400, "incomplete_walk", "Give a predicate and its types (e.g. person#location)."));
+    showError(new ApiError(0, "incomplete_walk", "Give a predicate and its types (e.g. person#location)."));
     return;
   }
   if (pushAddress) writeAddress({ walk: predicate, types, measure: chosen });
