@@ -68,7 +68,8 @@ function waitForKey(message) {
   const section = $("key-section");
   section.hidden = false;
   $("key").value = "";
-  setStatus(message);
+  $("key-message").textContent = `401: ${message}`;
+  setStatus("");
   $("key").focus();
   return new Promise((resolve) => state.keyWaiters.push(resolve));
 }
