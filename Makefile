@@ -3,7 +3,7 @@ PYTHON ?= python3
 CORPUS ?= $(EGQA_CORPUS)
 OUT ?= out/demo
 
-.PHONY: install demo full test test-containers bench clean
+.PHONY: install demo full test test-containers test-browser bench clean
 
 install:
 	bash scripts/install.sh
@@ -23,6 +23,10 @@ test: install
 
 test-containers:
 	$(PYTHON) -m pytest -q -m containers
+
+# The web page's tests alone (also part of `make test`): headless Chromium, installed by scripts/browser.sh setup.
+test-browser:
+	$(PYTHON) -m pytest -q -m browser
 
 bench: install
 	$(PYTHON) bench/extract.py

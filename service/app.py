@@ -38,6 +38,7 @@ from service.schemas import (
     answer_out,
 )
 from service.settings import Settings, load_settings
+from service.web import mount_page
 
 log = logging.getLogger(__name__)
 
@@ -254,6 +255,7 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
                 "windows": [{"id": w.id, "start": w.start, "end": w.end, "articles": w.articles, "triples": w.triples}
                             for w in engine.store.windows()]}
 
+    mount_page(app)
     return app
 
 

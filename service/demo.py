@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import orjson
@@ -47,6 +48,7 @@ class DemoResult:
     audit: dict[str, dict[str, Any]] = field(default_factory=dict)  # hypothesis-only audit of dev and test
     examples: list[dict[str, Any]] = field(default_factory=list)  # true test propositions answered through an edge
     service_url: str = ""
+    page_query: str = ""  # the web page's address query (`?q=...&date=...`) of an example question with evidence
 
 
 def benchmark_table(stats: dict[str, object]) -> str:
@@ -86,6 +88,22 @@ def example_answers(url: str, entries: list[dict[str, Any]], scores: Path, score
         if len(examples) == n:
             break
     return examples
+
+
+def page_query(url: str, examples: list[dict[str, Any]]) -> str:
+    """The web page's query string for the first example that, asked as a sentence on its window's first day,
+    still has evidence (`?q=...&date=...`); else the first example asked as a triple (`?s=&p=&o=&date=`)."""
+    for example in examples:
+        entry, date = example["entry"], example["answer"]["window"]["start"]
+        text = f"{entry['subj']} {entry['predicate_text']} {entry['obj']}."
+        answer = httpx.post(f"{url}/v1/query", json={"text": text, "date": date, "top_k": 1}, timeout=30.0)
+        if answer.status_code == 200 and answer.json().get("evidence"):
+            return "?" + urlencode({"q": text, "date": date})
+    if not examples:
+        return ""
+    entry = examples[0]["entry"]
+    return "?" + urlencode({"s": entry["subj"], "p": entry["predicate"], "o": entry["obj"],
+                            "date": examples[0]["answer"]["window"]["start"]})
 
 
 def format_example(example: dict[str, Any]) -> str:
@@ -247,5 +265,6 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
         result = evaluate(entries, url, out / "eval", EvalConfig(scorers), title="egqa demo: test split",
                           progress=bar("evaluate", len(entries) * len(scorers)))
         examples = example_answers(url, entries, out / "eval" / "scores.jsonl")
+        query = page_query(url, examples)
     say(f"   evaluated in {result.seconds:.1f}s; whole demo {time.perf_counter() - started:.0f}s")
-    return DemoResult(out, stats, result, audit, examples)
+    return DemoResult(out, stats, result, audit, examples, page_query=query)

@@ -22,6 +22,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.errors import InvalidBody, PayloadTooLarge, UnsupportedMediaType, error_response
+from service.web import is_page_path
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,8 @@ class Guard:
 
     def _authorised(self, scope: Scope) -> bool:
         """Return True when no key is configured or the request presents it (constant-time compare)."""
-        if self._key is None or scope["path"] in OPEN_PATHS:
-            return True
+        if self._key is None or scope["path"] in OPEN_PATHS or is_page_path(scope["path"]):
+            return True  # the page holds no data: it asks for the key and sends it with each API call
         headers = dict(scope["headers"])
         given = headers.get(b"x-api-key", b"")
         scheme, _, token = headers.get(b"authorization", b"").partition(b" ")

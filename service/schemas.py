@@ -183,9 +183,11 @@ class EvidenceOut(BaseModel):
     article_id: str
     date: dt.date
     subject: str
+    subject_text: str = Field(description="The subject's words as the sentence writes them (`Norvale Mining Corp`).")
     predicate: str
     predicate_text: str
     object: str
+    object_text: str = Field(description="The object's words as the sentence writes them.")
     aligned: bool
     score: float
     match: str
@@ -227,6 +229,7 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
         evidence_count=answer.evidence_count,
         evidence=[EvidenceOut(sentence=s.evidence.sentence, sentence_id=s.evidence.sentence_id,
                               article_id=s.evidence.article_id, date=s.evidence.date, subject=s.evidence.subj,
-                              predicate=s.evidence.predicate, predicate_text=s.evidence.predicate_text,
-                              object=s.evidence.obj, aligned=s.evidence.aligned, score=significant(s.score),
+                              subject_text=s.evidence.subj_text, predicate=s.evidence.predicate,
+                              predicate_text=s.evidence.predicate_text, object=s.evidence.obj,
+                              object_text=s.evidence.obj_text, aligned=s.evidence.aligned, score=significant(s.score),
                               match=s.match) for s in answer.evidence])

@@ -56,6 +56,8 @@ def demo(
     typer.echo(f"\nAsk your own: egqa serve --graphs {out / 'graphs'} --store sqlite:///{out / 'evidence.db'}, then\n"
                f"  curl -s localhost:8000/v1/query -H 'content-type: application/json' "
                f"-d '{{\"text\": \"...\", \"date\": \"YYYY-MM-DD\"}}'")
+    if result.page_query:
+        typer.echo(f"or open the web page (ask, see why, walk the graphs):\n  http://127.0.0.1:8000/{result.page_query}")
 
 
 def register(app: typer.Typer) -> None:
