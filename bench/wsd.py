@@ -55,24 +55,23 @@ def main() -> None:
     gold = [set(v["senses"].split(",")) for v in verdicts]
     print(f"{len(verdicts)} spans read by hand ({args.verdicts}); first-sense share of SemCor counts as "
           "the `agree` chooser's default threshold")
-    print(f"{'chooser':<8} {'coverage':>18} {'accuracy':>24}")
+    print(f"{'chooser':<8} {'coverage':<24} accuracy")
     for name in SENSE_CHOOSERS:
         choices = sense_chooser(name).choose(spans, wordnet)
         if name == "all":
             right = sum(len(g & {s.name for s in wordnet.senses(sp.phrase, sp.pos)}) for sp, g in zip(spans, gold))
             given = sum(len(wordnet.senses(sp.phrase, sp.pos)) for sp in spans)
             lo, hi = wilson(right, given)
-            print(f"{name:<8} {len(spans):>5}/{len(spans):<4} (100%)   {right:>4}/{given:<5} senses right "
-                  f"{100 * right / given:4.1f}% [{100 * lo:.0f}, {100 * hi:.0f}]")
+            print(f"{name:<8} {'every sense':<24} {right}/{given} senses right {100 * right / given:.1f}% "
+                  f"[{100 * lo:.0f}, {100 * hi:.0f}]")
             continue
         answered = [(c, g) for c, g in zip(choices, gold, strict=True) if c]
         right = sum(1 for c, g in answered if c and set(c) & g)
         lo, hi = wilson(right, len(answered))
         clo, chi = wilson(len(answered), len(spans))
-        print(f"{name:<8} {len(answered):>5}/{len(spans):<4} ({100 * len(answered) / len(spans):.0f}% "
-              f"[{100 * clo:.0f}, {100 * chi:.0f}])  {right:>4}/{len(answered):<4} "
-              f"{100 * right / max(len(answered), 1):5.1f}% [{100 * lo:.0f}, {100 * hi:.0f}]")
-
+        coverage = f"{len(answered)}/{len(spans)} ({100 * len(answered) / len(spans):.0f}% [{100 * clo:.0f}, {100 * chi:.0f}])"
+        print(f"{name:<8} {coverage:<24} {right}/{len(answered)} {100 * right / max(len(answered), 1):.1f}% "
+              f"[{100 * lo:.0f}, {100 * hi:.0f}]")
 
 if __name__ == "__main__":
     main()

@@ -25,7 +25,7 @@ import orjson
 import pyarrow as pa
 from tqdm import tqdm
 
-from benchmark.fragments import idiom_complement
+from benchmark.fragments import garbled, idiom_complement
 from benchmark.negatives import DEFAULT_FILTERS, CandidateInContext, FilterInputs, apply_filters, check_filters
 from benchmark.senses import DEFAULT_SENSES, SENSE_CHOOSERS, SENSES_VERSION, AgreeingSense, Sense, SpanInContext
 from benchmark.senses import sense_chooser
@@ -347,10 +347,11 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
         typed_pairs_of[(p, rows["subj_type"][i], rows["obj_type"][i])].add((rows["subj"][i], rows["obj"][i]))
         frequency[p] += 1
         texts[p][rows["predicate_text"][i]] += 1
-    felicitous = frozenset(p for p, pairs in pairs_of.items() if len(pairs) >= config.min_predicate_pairs)
+    surface = {p: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for p, c in texts.items()}
+    felicitous = frozenset(p for p, pairs in pairs_of.items() if len(pairs) >= config.min_predicate_pairs
+                           and not (config.drop_fragments and garbled(surface[p])))
     typed_pairs = {key: len(pairs) for key, pairs in typed_pairs_of.items()}
     del typed_pairs_of
-    surface = {p: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for p, c in texts.items()}
 
     article_counts, window_splits = _window_splits(triples, articles)
     eval_windows = sorted(w for w, s in window_splits.items()
@@ -398,6 +399,9 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
                     continue
                 seen.add(prop)
                 counts["positives_available"] += 1
+                if config.drop_fragments and garbled(rows["predicate_text"][i]):
+                    counts["fragment_positives"] += 1
+                    continue
                 if has_text and config.drop_fragments and idiom_complement(
                         p, rows["predicate_text"][i], rows["sentence"][i], (rows["subj_text"][i], rows["obj_text"][i])):
                     counts["fragment_positives"] += 1

@@ -5,7 +5,9 @@ object *hands* is dropped, and "shares changed on Nasdaq" says something the sen
 positive is not a relation, and its hyponym negatives ("shares converted on Nasdaq") are nonsense.
 
 A positive is a fragment when its sentence has the predicate's verb (as written) followed, within two words,
-by a complement that makes an idiom with it, and the predicate itself does not hold that complement.
+by a complement that makes an idiom with it, and the predicate itself does not hold that complement; or when
+its text starts with a capitalised function word ("With increase", "At expect", "On continue"): the relation
+was read across a sentence-initial phrase, and the predicate is not one.
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _NOT_VERB = frozenset(
     "a an the to of in on at by for with from into over about as be is are was were been being am has have had "
     "having do does did will would shall should can could may might must not n't never also still".split())
+
+
+_OPENERS = frozenset("With At On In For From By Of To As After Before Under Over Despite Amid".split())
+
+
+def garbled(predicate_text: str) -> bool:
+    """Whether the predicate's text starts with a capitalised function word (a sentence-initial phrase)."""
+    first = predicate_text.split(maxsplit=1)[0] if predicate_text.strip() else ""
+    return first in _OPENERS
 
 
 def idiom_complement(predicate: str, predicate_text: str, sentence: str,

@@ -77,8 +77,11 @@ stage berant egqa graph import "$BERANT" --format berant --out "$OUT/berant" --o
 stage index egqa index "$OUT/triples" --store "sqlite:///$OUT/evidence.db" --split TEST --replace
 # 5. A BoOQA-style benchmark from the evaluation period, thresholds scaled to a 100k-article corpus
 #    (paper: 15 articles, 15 predicates, 30 argument pairs, on a corpus with far more articles per window).
+#    Builder v2: the replaced word's sense read in its sentence, hyponyms two levels down, one proposition per
+#    predicate and label (docs/benchmark-builder.md).
 stage benchmark egqa benchmark build "$OUT/triples" --out "$OUT/benchmark" \
-  --min-pair-articles 2 --min-pair-predicates 2 --min-predicate-pairs 5 --max-positives 4000
+  --min-pair-articles 2 --min-pair-predicates 2 --min-predicate-pairs 5 --max-positives 4000 \
+  --hyponym-depth 2 --max-per-predicate 1
 stage audit egqa benchmark audit "$OUT/benchmark"
 # 6. Every scorer over HTTP on dev and test.
 stage evaluate serve_and_evaluate sqlite "sqlite:///$OUT/evidence.db"

@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from benchmark.build import BuildConfig, hyponym_candidates
-from benchmark.fragments import idiom_complement
+from benchmark.fragments import garbled, idiom_complement
 from benchmark.negatives import CandidateInContext, FilterInputs, apply_filters
 from benchmark.reading import read_verdicts, score_verdicts, wilson, write_sample
 from benchmark.senses import AgreeingSense, FirstSense, Sense, SpanInContext, first_sense_share, sense_chooser
@@ -77,6 +77,11 @@ def test_agreeing_sense_abstains_where_the_sentence_reads_another_sense() -> Non
 def test_idiom_fragments(predicate: str, text: str, sentence: str, arguments: tuple[str, ...],
                          dropped: str | None) -> None:
     assert idiom_complement(predicate, text, sentence, arguments) == dropped
+
+
+def test_predicates_read_across_a_sentence_initial_phrase() -> None:
+    assert garbled("With increase") and garbled("At expect") and garbled("On continue")
+    assert not garbled("increased") and not garbled("with") and not garbled("")
 
 
 class Synonyms:
@@ -191,3 +196,13 @@ def test_blind_sample_then_judge(tmp_path: Path) -> None:
     (out / "bad.tsv").write_text("item\tproposition\tfelicitous\tkind\nr0000\tx\tmaybe\t\n")
     with pytest.raises(InputError, match="bad.tsv:2: felicitous must be y or n"):
         read_verdicts(out / "bad.tsv")
+
+
+@pytest.mark.parametrize("read", sorted(p.name for p in (Path(__file__).parents[2] / "bench" / "data" / "reads").iterdir()))
+def test_recorded_reads_are_complete(read: str) -> None:
+    folder = Path(__file__).parents[2] / "bench" / "data" / "reads" / read
+    result = score_verdicts(read_verdicts(folder / "sample.tsv"), folder / "key.jsonl")
+    for name in ("positives", "negatives"):
+        block = result[name]
+        assert block["items"] == 100 and block["judged"] == 100
+        assert sum(k["n"] for k in block["kinds"].values()) == 100
