@@ -27,9 +27,19 @@ class ORJSONResponse(JSONResponse):
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
 
 
-def error_response(status: int, code: str, message: str, details: object | None = None) -> ORJSONResponse:
+def error_body(code: str, message: str, details: object | None = None) -> dict[str, object]:
     """Return the one error body: {"error": {"code", "message", "details"}}."""
-    return ORJSONResponse({"error": {"code": code, "message": message, "details": details}}, status_code=status)
+    return {"error": {"code": code, "message": message, "details": details}}
+
+
+def error_bytes(code: str, message: str) -> bytes:
+    """The error body as JSON bytes, for answers written below the ASGI app (service.protocol)."""
+    return orjson.dumps(error_body(code, message))
+
+
+def error_response(status: int, code: str, message: str, details: object | None = None) -> ORJSONResponse:
+    """Return a response with the one error body."""
+    return ORJSONResponse(error_body(code, message, details), status_code=status)
 
 
 class PayloadTooLarge(EgqaError):

@@ -40,6 +40,20 @@ class Settings(BaseSettings):
     strict: bool = Field(False, description="Refuse to start when the graphs or the evidence store fail to open.")
     store_timeout: float = Field(1.0, gt=0.0, le=60.0, description="Seconds an evidence-store call may take before the request gets 503.")
     store_connections: int = Field(4, ge=1, le=64, description="Most SQLite connections the service holds open.")
+    max_request_line: int = Field(8192, ge=256, le=1_048_576, description="Longest request target (path and query) in "
+                                  "bytes; longer ones get 414.")
+    max_headers: int = Field(100, ge=10, le=10_000, description="Most header fields in a request; more get 431.")
+    max_header_bytes: int = Field(32768, ge=1024, le=16_777_216, description="Largest request head (request line "
+                                  "and headers) in bytes; bigger ones get 431 as soon as the limit is passed.")
+    header_timeout: float = Field(10.0, gt=0.0, le=300.0, allow_inf_nan=False, description="Seconds a client may "
+                                  "take to send a request's head once it connects or its last response ends; "
+                                  "slower ones get 408 and are closed.")
+    body_timeout: float = Field(30.0, gt=0.0, le=3600.0, allow_inf_nan=False, description="Seconds a client may "
+                                "take to send a request's body once its head is in; slower ones get 408 and are "
+                                "closed.")
+    max_connections: int = Field(2048, ge=16, le=1_000_000, description="Most connections a worker keeps open; at "
+                                 "the cap a new one closes the oldest that is not being served (408), or gets 503 "
+                                 "if all are.")
 
     @field_validator("log_level")
     @classmethod

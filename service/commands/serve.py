@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from graph_builder.errors import InputError
-from service.settings import load_settings
+from service.settings import Settings, load_settings
 
 
 def serve(
@@ -22,23 +22,38 @@ def serve(
                                                           "(EGQA_EXTRA_GRAPHS, JSON), e.g. berant=out/berant.")] = None,
 ) -> None:
     """Serve the egqa REST API (OpenAPI docs at /docs)."""
-    import uvicorn
-
     extra = parse_extra_graphs(extra_graphs) if extra_graphs is not None else None
     overrides = {k: v for k, v in {"graphs_dir": graphs, "store_url": store, "host": host, "port": port,
                                    "extra_graphs": extra}.items() if v is not None}
     settings = load_settings(**overrides)
+    run_server(settings, overrides)
+
+
+def run_server(settings: Settings, overrides: dict[str, Any]) -> None:
+    """Run uvicorn with the service's HTTP limits (service.protocol), in one process or `settings.workers`."""
+    from uvicorn import Server
+    from uvicorn.supervisors import Multiprocess
+
+    from service.protocol import ServingConfig, limits_for
+
+    limits = limits_for(settings.max_request_line, settings.max_headers, settings.max_header_bytes,
+                        settings.header_timeout, settings.body_timeout, settings.max_connections)
+    common: dict[str, Any] = {"limits": limits, "host": settings.host, "port": settings.port,
+                              "log_level": settings.log_level, "workers": settings.workers}
     if settings.workers > 1:
         # Each worker process builds its own app from the environment, so overrides travel as EGQA_* vars.
         for key, value in overrides.items():
             text = json.dumps({k: str(v) for k, v in value.items()}) if isinstance(value, dict) else str(value)
             os.environ[f"EGQA_{key.upper()}"] = text
-        uvicorn.run("service.app:app_from_env", factory=True, host=settings.host, port=settings.port,
-                    workers=settings.workers, log_level=settings.log_level)
+        config = ServingConfig("service.app:app_from_env", factory=True, **common)
+        Multiprocess(config, sockets=[config.bind_socket()]).run()
         return
     from service.app import create_app
 
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level)
+    server = Server(ServingConfig(create_app(settings), **common))
+    server.run()
+    if not server.started:
+        raise SystemExit(3)  # uvicorn's start-up failure code: the port is taken or the lifespan failed
 
 
 def parse_extra_graphs(text: str) -> dict[str, Path]:
