@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph_builder.errors import InputError
@@ -36,6 +36,12 @@ class Settings(BaseSettings):
     workers: int = Field(1, ge=1, description="Uvicorn worker processes.")
     log_level: str = Field("info", description="Uvicorn log level.")
     api_key: SecretStr | None = Field(None, description="When set, every route but /health and /ready needs it (Authorization: Bearer or X-API-Key).")
+    api_key_file: Path | None = Field(None, description="File holding the API key (e.g. a container secret); "
+                                      "instead of EGQA_API_KEY, never with it.")
+    allow_open_bind: bool = Field(False, description="Serve without an API key on an address beyond loopback "
+                                  "(refused unless this is true).")
+    store_password_file: Path | None = Field(None, description="File holding the Elasticsearch password of the "
+                                             "user named in EGQA_STORE_URL (http://user@host:port).")
     max_body_bytes: int = Field(2_000_000, ge=1024, description="Largest request body accepted; bigger ones get 413 before they are read.")
     strict: bool = Field(False, description="Refuse to start when the graphs or the evidence store fail to open.")
     store_timeout: float = Field(1.0, gt=0.0, le=60.0, description="Seconds an evidence-store call may take before the request gets 503.")
@@ -68,9 +74,58 @@ class Settings(BaseSettings):
     def _usable_key(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value():
             return None  # EGQA_API_KEY= (empty) means no key, as if unset
-        if len(value.get_secret_value()) < 16:
-            raise ValueError("api_key must be at least 16 characters (e.g. `openssl rand -hex 32`)")
+        if len(value.get_secret_value()) < MIN_KEY_CHARS:
+            raise ValueError(f"api_key must be at least {MIN_KEY_CHARS} characters (e.g. `openssl rand -hex 32`)")
         return value
+
+    @model_validator(mode="after")
+    def _key_from_file_and_bind(self) -> Settings:
+        if self.api_key_file is not None:
+            if self.api_key is not None:
+                raise ValueError("EGQA_API_KEY and EGQA_API_KEY_FILE are both set: set one of them")
+            key = read_secret(self.api_key_file, "EGQA_API_KEY_FILE")
+            if len(key) < MIN_KEY_CHARS:
+                raise ValueError(f"EGQA_API_KEY_FILE: the key must be at least {MIN_KEY_CHARS} characters "
+                                 "(e.g. `openssl rand -hex 32`)")
+            self.api_key = SecretStr(key)
+        if self.api_key is None and not self.allow_open_bind and not is_loopback(self.host):
+            raise ValueError(f"EGQA_HOST={self.host} serves beyond this machine without an API key: set EGQA_API_KEY "
+                             "or EGQA_API_KEY_FILE, or EGQA_ALLOW_OPEN_BIND=true to serve without one")
+        return self
+
+    def store_password(self) -> str | None:
+        """The Elasticsearch password read from EGQA_STORE_PASSWORD_FILE, if that is set."""
+        if self.store_password_file is None:
+            return None
+        return read_secret(self.store_password_file, "EGQA_STORE_PASSWORD_FILE")
+
+
+MIN_KEY_CHARS = 16
+
+
+def read_secret(path: Path, variable: str) -> str:
+    """Return a secret file's text without its trailing newline, or raise ValueError naming the variable only
+    (neither the path nor any of the content goes into the message)."""
+    try:
+        text = path.read_text(encoding="utf-8").rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise ValueError(f"{variable}: the file cannot be read ({reason})") from None
+    if not text.strip():
+        raise ValueError(f"{variable}: the file is empty")
+    return text
+
+
+def is_loopback(host: str) -> bool:
+    """True when `host` is a loopback address or `localhost` (only this machine can connect)."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to any address
 
 
 def load_settings(**overrides: object) -> Settings:
@@ -80,6 +135,6 @@ def load_settings(**overrides: object) -> Settings:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(
-            f"EGQA_{'_'.join(str(p) for p in e['loc']).upper() or 'SETTINGS'}: {e['msg'].removeprefix('Value error, ')}"
-            for e in exc.errors(include_input=False, include_url=False))
+            (f"EGQA_{'_'.join(str(p) for p in e['loc']).upper()}: " if e["loc"] else "")
+            + e["msg"].removeprefix("Value error, ") for e in exc.errors(include_input=False, include_url=False))
         raise InputError(f"invalid settings: {problems}") from None

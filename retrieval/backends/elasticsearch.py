@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from graph_builder.errors import InputError, NotFoundError, StoreError
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
@@ -110,8 +110,10 @@ class ElasticsearchStore:
     def __init__(self, hosts: str, *, prefix: str = "egqa", create: bool = True,
                  window_days: int = DEFAULT_WINDOW_DAYS, request_timeout: float = 10.0,
                  bulk_timeout: float = 120.0, chunk_size: int = 2000, page_size: int = 10000,
-                 replicas: int = 0, window_cache_seconds: float = 10.0, max_connections: int = 10) -> None:
-        """Connect lazily to `hosts`; indices are named `<prefix>-triples-<year>` / `<prefix>-articles-<year>`."""
+                 replicas: int = 0, window_cache_seconds: float = 10.0, max_connections: int = 10,
+                 basic_auth: tuple[str, str] | None = None) -> None:
+        """Connect lazily to `hosts` (as `basic_auth` = (user, password) when given); indices are named
+        `<prefix>-triples-<year>` / `<prefix>-articles-<year>`."""
         if not _PREFIX_RE.match(prefix):
             raise InputError(f"bad Elasticsearch index prefix {prefix!r}: use lowercase letters, digits, - _ .")
         self.hosts = hosts
@@ -134,14 +136,23 @@ class ElasticsearchStore:
         # ~request_timeout per call. The node pool revives its only node on the next call.
         self.client = Elasticsearch(hosts, request_timeout=request_timeout, max_retries=1,
                                     retry_on_timeout=False, retry_on_status=(502, 503, 504),
-                                    connections_per_node=max_connections, serializer=OrjsonSerializer())
+                                    connections_per_node=max_connections, serializer=OrjsonSerializer(),
+                                    basic_auth=basic_auth)
 
     @classmethod
-    def from_url(cls, url: str, **options: Any) -> ElasticsearchStore:
-        """Open `http(s)://host:port[/prefix][?timeout=seconds]`."""
+    def from_url(cls, url: str, password: str | None = None, **options: Any) -> ElasticsearchStore:
+        """Open `http(s)://[user[:password]@]host:port[/prefix][?timeout=seconds]`; `password` is the user's
+        when the URL names a user without one (read from a secret file, so it is in no URL or environment).
+        Credentials are kept out of `hosts`, which error messages name."""
         parts = urlsplit(url)
         if not parts.hostname:
-            raise InputError(f"bad Elasticsearch URL {url!r}: expected http://host:port[/prefix]")
+            raise InputError(f"bad Elasticsearch URL {_without_password(url)!r}: expected http://host:port[/prefix]")
+        if parts.username is not None:
+            secret = unquote(parts.password) if parts.password is not None else password
+            if secret is None:
+                raise InputError(f"the Elasticsearch URL names user {unquote(parts.username)!r} but no password: "
+                                 "put it in a file named by EGQA_STORE_PASSWORD_FILE")
+            options["basic_auth"] = (unquote(parts.username), secret)
         prefix = parts.path.strip("/") or options.pop("prefix", "egqa")
         query = parse_qs(parts.query)
         if "timeout" in query:
@@ -149,7 +160,7 @@ class ElasticsearchStore:
                 options.setdefault("request_timeout", float(query["timeout"][0]))
             except ValueError:
                 raise InputError(f"bad timeout in {url!r}: expected seconds") from None
-        return cls(f"{parts.scheme}://{parts.netloc}", prefix=prefix, **options)
+        return cls(f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}", prefix=prefix, **options)
 
     def close(self) -> None:
         """Close the HTTP connections."""
@@ -556,6 +567,14 @@ class ElasticsearchStore:
                 raise StoreError(f"Elasticsearch at {self.hosts} refused drop: {exc}") from exc
         self._templates_ready = False
         self._window_cache = (-1e18, {})
+
+
+def _without_password(url: str) -> str:
+    """Return `url` with any password in it replaced by ***."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return url.replace(f":{parts.password}@", ":***@", 1)
 
 
 def wait_until_up(url: str, timeout: float = 60.0) -> bool:

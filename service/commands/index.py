@@ -8,8 +8,10 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
+from graph_builder.errors import InputError
 from retrieval.factory import DEFAULT_STORE_URL, open_store
 from retrieval.ingest import DEFAULT_BATCH_SIZE, count_triples, index_dataset
+from service.settings import read_secret
 
 
 def index(
@@ -22,11 +24,20 @@ def index(
     replace: Annotated[bool, typer.Option("--replace", help="Empty the store first (after a re-extraction: a "
                                                             "store filled from another dataset is refused).")]
     = False,
+    store_password_file: Annotated[Path | None, typer.Option(envvar="EGQA_STORE_PASSWORD_FILE",
+                                                             help="File holding the password of the user the "
+                                                                  "store URL names (http://user@host:port).")] = None,
 ) -> None:
     """Add every triple of a dataset to an evidence store (re-running adds nothing twice)."""
     total = count_triples(triples)
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
-    with open_store(store) as target, tqdm(total=total, desc="index", unit="triple", dynamic_ncols=True) as bar:
+    credentials: dict[str, str] = {}
+    if store_password_file is not None:
+        try:
+            credentials["password"] = read_secret(store_password_file, "EGQA_STORE_PASSWORD_FILE")
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    with open_store(store, **credentials) as target, tqdm(total=total, desc="index", unit="triple", dynamic_ncols=True) as bar:
         summary = index_dataset(triples, target, batch_size=batch_size, progress=bar.update, splits=splits,
                                 replace=replace)
     s = summary.stats

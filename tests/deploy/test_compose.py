@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from jsonschema import Draft7Validator
@@ -52,18 +53,50 @@ def test_elasticsearch_is_a_single_8x_node_with_security_stated_heap_data_and_he
     assert image.startswith("docker.elastic.co/elasticsearch/elasticsearch:8.")
     env = service_environment("elasticsearch")
     assert env["discovery.type"] == "single-node"
-    assert env["xpack.security.enabled"] == "false"
+    assert env["xpack.security.enabled"] == "true"
+    assert env["ELASTIC_PASSWORD_FILE"] == "/run/secrets/es_password" and "ELASTIC_PASSWORD" not in env
     assert env["ES_JAVA_OPTS"] == "-Xms1g -Xmx1g"  # min = max heap, as Elastic advises
     assert any(v.split(":")[1] == "/usr/share/elasticsearch/data" for v in es["volumes"])
     assert "_cluster/health" in " ".join(es["healthcheck"]["test"])
-    # Security is off, so the cluster must not be reachable from outside the compose network.
+    assert "-u \"elastic:$$(cat /run/secrets/es_password)\"" in " ".join(es["healthcheck"]["test"])
+    # Plain HTTP inside the compose network, so the cluster is not reachable from outside it.
     assert "ports" not in es
 
 
 def test_egqa_waits_for_a_healthy_elasticsearch_and_uses_it() -> None:
     egqa = compose()["services"]["egqa"]
     assert egqa["depends_on"]["elasticsearch"]["condition"] == "service_healthy"
-    assert service_environment("egqa")["EGQA_STORE_URL"] == "http://elasticsearch:9200"
+    env = service_environment("egqa")
+    assert env["EGQA_STORE_URL"] == "http://elastic@elasticsearch:9200"  # a user, and no password in the URL
+    assert env["EGQA_STORE_PASSWORD_FILE"] == "/run/secrets/es_password"
+
+
+def test_secrets_come_from_files_and_reach_only_who_needs_them() -> None:
+    services, secrets = compose()["services"], compose()["secrets"]
+    assert {name: interpolate(s["file"]) for name, s in secrets.items()} == {
+        "api_key": "./secrets/api_key", "es_password": "./secrets/es_password"}
+    assert set(services["egqa"]["secrets"]) == {"api_key", "es_password"}
+    assert services["elasticsearch"]["secrets"] == services["builder"]["secrets"] == ["es_password"]
+    assert service_environment("egqa")["EGQA_API_KEY_FILE"] == "/run/secrets/api_key"
+    # No secret value is written in the file: the key and passwords are only ever named by their files.
+    for service in services:
+        for var, value in service_environment(service).items():
+            if any(word in var.upper() for word in ("KEY", "PASSWORD")):
+                assert value is None or value.startswith("/run/secrets/"), (service, var)
+
+
+def test_the_service_container_is_locked_down() -> None:
+    egqa = compose()["services"]["egqa"]
+    assert egqa["read_only"] is True
+    assert any(t.startswith("/tmp") for t in egqa["tmpfs"])
+    assert egqa["cap_drop"] == ["ALL"]
+    assert egqa["security_opt"] == ["no-new-privileges:true"]
+    assert egqa["mem_limit"] and egqa["pids_limit"] <= 1024
+    nofile = egqa["ulimits"]["nofile"]
+    assert nofile["soft"] == nofile["hard"] >= Settings.model_fields["max_connections"].default + 256
+    builder, es = compose()["services"]["builder"], compose()["services"]["elasticsearch"]
+    assert builder["cap_drop"] == ["ALL"] and "no-new-privileges:true" in builder["security_opt"]
+    assert "no-new-privileges:true" in es["security_opt"] and es["mem_limit"] and es["pids_limit"]
 
 
 def _mount_of(service: str, path: str) -> dict[str, object]:
@@ -85,11 +118,16 @@ def test_egqa_mounts_its_graphs_read_only_and_the_builder_writes_the_same_volume
     assert "egqa-data" in compose()["volumes"]
 
 
-def test_egqa_passes_every_setting_and_only_settings() -> None:
+def test_egqa_passes_every_setting_and_only_settings(tmp_path: Path) -> None:
     env = service_environment("egqa")
     assert set(env) == SETTINGS_VARS  # any EGQA_* a user exports reaches the service
     assert env["EGQA_HOST"] == "0.0.0.0"
-    Settings(**{k.removeprefix("EGQA_").lower(): v for k, v in env.items() if v is not None})  # valid values
+    values = {k.removeprefix("EGQA_").lower(): v for k, v in env.items() if v is not None}
+    key = tmp_path / "api_key"
+    key.write_text("k" * 32 + "\n")
+    Settings(**{**values, "api_key_file": key})  # valid values, the secret's file stood in for
+    with pytest.raises(ValueError, match="EGQA_API_KEY_FILE"):  # and without its secret the service will not start
+        Settings(**values)
 
 
 def test_every_egqa_variable_in_the_compose_file_is_a_setting() -> None:
