@@ -33,6 +33,10 @@ def backend_class(url: str) -> type:
     return getattr(importlib.import_module(module_name), class_name)  # type: ignore[no-any-return]
 
 
-def open_store(url: str, **options: object) -> EvidenceStore:
-    """Open the evidence store at `url` (`sqlite:///path` or `http(s)://host:port[/prefix]`)."""
-    return backend_class(url).from_url(url, **options)  # type: ignore[no-any-return]
+def open_store(url: str, password: str | None = None, **options: object) -> EvidenceStore:
+    """Open the evidence store at `url` (`sqlite:///path` or `http(s)://[user@]host:port[/prefix]`); `password`
+    is the URL's user's, for backends that log in (`accepts_password`), and ignored by the others."""
+    cls = backend_class(url)
+    if password is not None and getattr(cls, "accepts_password", False):
+        options["password"] = password
+    return cls.from_url(url, **options)  # type: ignore[no-any-return]

@@ -81,11 +81,9 @@ def open_engine(settings: Settings) -> ScoringEngine:
     except EgqaError as exc:
         raise ServiceNotReady(f"the entailment graphs failed to load ({exc.code})") from exc
     try:
-        password = settings.store_password()
-        credentials = {"password": password} if password is not None else {}
-        store = open_store(settings.store_url, create=False,  # a wrong path is an error, not an empty store
-                           request_timeout=settings.store_timeout, max_connections=settings.store_connections,
-                           **credentials)
+        store = open_store(settings.store_url, password=settings.store_password(),
+                           create=False,  # a wrong path is an error, not an empty store
+                           request_timeout=settings.store_timeout, max_connections=settings.store_connections)
     except ValueError as exc:  # the password file cannot be read: its message names the variable, not the path
         raise ServiceNotReady(f"the evidence store failed to open ({exc})") from exc
     except EgqaError as exc:

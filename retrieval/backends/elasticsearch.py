@@ -106,6 +106,7 @@ class ElasticsearchStore:
     """Evidence store on an Elasticsearch 8.x cluster (for archives beyond one machine's file)."""
 
     backend = "elasticsearch"
+    accepts_password = True  # open_store passes the password of the URL's user
 
     def __init__(self, hosts: str, *, prefix: str = "egqa", create: bool = True,
                  window_days: int = DEFAULT_WINDOW_DAYS, request_timeout: float = 10.0,

@@ -31,13 +31,13 @@ def index(
     """Add every triple of a dataset to an evidence store (re-running adds nothing twice)."""
     total = count_triples(triples)
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
-    credentials: dict[str, str] = {}
+    password = None
     if store_password_file is not None:
         try:
-            credentials["password"] = read_secret(store_password_file, "EGQA_STORE_PASSWORD_FILE")
+            password = read_secret(store_password_file, "EGQA_STORE_PASSWORD_FILE")
         except ValueError as exc:
             raise InputError(str(exc)) from None
-    with open_store(store, **credentials) as target, tqdm(total=total, desc="index", unit="triple", dynamic_ncols=True) as bar:
+    with open_store(store, password=password) as target, tqdm(total=total, desc="index", unit="triple", dynamic_ncols=True) as bar:
         summary = index_dataset(triples, target, batch_size=batch_size, progress=bar.update, splits=splits,
                                 replace=replace)
     s = summary.stats

@@ -28,14 +28,18 @@ PAIRS = [("Microsoft", "GitHub"), ("Amazon", "Zappos"), ("Microsoft", "LinkedIn"
 VERBS = ["acquired", "bought", "owns"]
 
 
-def container_env(service: str, local: dict[str, str]) -> dict[str, str]:
-    """The environment a compose service's container gets, with `local` replacing mounted paths."""
+def container_env(service: str, local: dict[str, str], secrets: Path) -> dict[str, str]:
+    """The environment a compose service's container gets, with `local` replacing mounted paths and the compose
+    secrets (/run/secrets/NAME) read from files of the same names in `secrets`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("EGQA_")}
     env.update({k: v for k, v in image_environment().items() if k != "PATH"})
     env.update({k: v for k, v in service_environment(service).items() if v is not None})
     assert set(local) <= set(env), "only variables the container sets are replaced"
     env.update(local)
-    return env
+    for name in list(compose()["secrets"]):
+        (secrets / name).write_text(f"{name}-{'s' * 24}\n")
+    return {k: v.replace("/run/secrets/", f"{secrets}/") if v.startswith("/run/secrets/") else v
+            for k, v in env.items()}
 
 
 
@@ -64,7 +68,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | str]:
     for container_path, host_path in mounts.items():
         command = [arg.replace(container_path, host_path, 1) if arg.startswith(container_path) else arg
                    for arg in command]
-    result = subprocess.run(command, env=container_env("builder", local), cwd=root, capture_output=True,
+    result = subprocess.run(command, env=container_env("builder", local, root), cwd=root, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     shards = [pq.read_table(p, columns=["window"]) for p in (root / "data" / "work" / "triples").glob("part-*.parquet")]
@@ -79,7 +83,8 @@ def served(built: dict[str, object]) -> Iterator[dict[str, object]]:
     """Start the egqa service's command with its environment; yield its URL and environment."""
     port = free_port()
     env = container_env("egqa", {"EGQA_GRAPHS_DIR": str(built["EGQA_GRAPHS_DIR"]),
-                                 "EGQA_STORE_URL": str(built["EGQA_STORE_URL"]), "EGQA_PORT": str(port)})
+                                 "EGQA_STORE_URL": str(built["EGQA_STORE_URL"]), "EGQA_PORT": str(port)},
+                        Path(str(built["root"])))
     log = Path(str(built["root"])) / "serve.log"
     with log.open("w") as sink:
         process = subprocess.Popen(compose()["services"]["egqa"]["command"], env=env, cwd=built["root"],

@@ -48,6 +48,9 @@ GRAPH_OPTIONS = ["--min-predicates-per-pair", "2", "--min-pairs-per-predicate", 
 QUESTION = {"subject": "colombia", "predicate": "(have.1,have.2)", "object": "debt", "subject_type": "location",
             "object_type": "thing", "date": "1987-03-04", "exclude_same_predicate": True, "top_k": 10}
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+# The compose secrets this stage writes (docker-compose.yml reads them from API_KEY_FILE and ES_PASSWORD_FILE).
+API_KEY = "stage-key-" + "7" * 30
+ES_PASSWORD = "stage-es-" + "5" * 20
 # Generous: on 2 shared cores a cold JVM or spaCy start can take minutes; a failure prints the logs.
 READY_TIMEOUT = 600
 
@@ -125,7 +128,7 @@ class Stack:
         """Call the service on its published port; return the status and the JSON body."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+                                         headers={"Content-Type": "application/json", "X-API-Key": API_KEY})
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return response.status, json.loads(response.read())
@@ -225,8 +228,13 @@ def stack(reuters_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     for image in (EGQA_IMAGE, ES_IMAGE):
         size = int(stack.podman("image", "inspect", "--format", "{{.Size}}", image, check=True).stdout)
         FACTS.append(f"image {image}: {size / 1e6:.0f} MB")
+    secrets = tmp_path_factory.mktemp("secrets")
+    for name, value in (("api_key", API_KEY), ("es_password", ES_PASSWORD)):
+        (secrets / name).write_text(value + "\n")
+        (secrets / name).chmod(0o644)  # read by the containers' own users (egqa 10001, Elasticsearch 1000)
     env.update({"EGQA_TEST_ES_IMAGE": ES_IMAGE, "ES_HEAP": "512m", "HTTP_PORT": str(stack.port),
-                "CORPUS_DIR": str(_corpus_slice(tmp_path_factory.mktemp("containers"), reuters_dir))})
+                "CORPUS_DIR": str(_corpus_slice(tmp_path_factory.mktemp("containers"), reuters_dir)),
+                "API_KEY_FILE": str(secrets / "api_key"), "ES_PASSWORD_FILE": str(secrets / "es_password")})
     try:
         stack.compose("compose up elasticsearch", "up", "-d", "elasticsearch")
         stack.wait("Elasticsearch healthy", stack.es_healthy, "elasticsearch")
@@ -281,6 +289,51 @@ def test_service_runs_unprivileged_with_its_graphs_mounted_read_only(stack: Stac
     assert graphs["graphs"] and "path" not in graphs and '"/data' not in json.dumps(graphs)  # no absolute path
     # The image's own HEALTHCHECK (podman runs it on demand: these machines have no systemd timers).
     assert stack.podman("healthcheck", "run", container("egqa")).returncode == 0
+
+
+def _proc_status(service: str, field_name: str) -> str:
+    status = subprocess.run(["podman", "exec", container(service), "cat", "/proc/1/status"], capture_output=True,
+                            text=True, timeout=60, check=True).stdout
+    return next(line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith(f"{field_name}:"))
+
+
+def test_the_service_container_is_locked_down(stack: Stack) -> None:
+    name = container("egqa")
+    host = json.loads(stack.podman("inspect", "--format", "{{json .HostConfig}}", name, check=True).stdout)
+    assert host["ReadonlyRootfs"] is True
+    assert host["Memory"] > 0 and 0 < host["PidsLimit"] <= 1024
+    assert _proc_status("egqa", "CapEff") == "0000000000000000"  # no capability at all
+    assert _proc_status("egqa", "NoNewPrivs") == "1"
+    limits = stack.podman("exec", name, "cat", "/proc/1/limits", check=True).stdout
+    assert any(line.startswith("Max open files") and line.split()[3:5] == ["4096", "4096"]
+               for line in limits.splitlines()), limits
+    assert stack.podman("exec", name, "touch", "/app/written").returncode != 0  # the root filesystem is read-only
+    assert stack.podman("exec", name, "touch", "/tmp/written").returncode == 0  # /tmp is a tmpfs
+    # The key and the Elasticsearch password are files, not environment: `inspect` shows neither.
+    inspected = stack.podman("inspect", name, check=True).stdout
+    assert API_KEY not in inspected and ES_PASSWORD not in inspected
+    # Without the key the API refuses; with it (Stack.http sends it) the service answered above.
+    request = urllib.request.Request(f"http://127.0.0.1:{stack.port}/v1/windows")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 401
+    FACTS.append("egqa container: read-only root, CapEff 0, NoNewPrivs 1, nofile 4096, "
+                 f"memory {host['Memory'] / 2**30:.0f} GiB, pids {host['PidsLimit']}; 401 without the key")
+
+
+def test_elasticsearch_refuses_clients_without_the_password(stack: Stack) -> None:
+    probe = ("import urllib.request, urllib.error\n"
+             "try:\n    urllib.request.urlopen('http://elasticsearch:9200/_cat/indices', timeout=10)\n"
+             "except urllib.error.HTTPError as e:\n    print(e.code)\n")
+    answer = stack.podman("exec", container("egqa"), "python", "-c", probe, check=True).stdout.strip()
+    assert answer == "401"  # while the service, holding the password, answers from the same cluster
+    assert stack.http("GET", "/ready")[1]["store"]["backend"] == "elasticsearch"
+
+
+def test_the_image_refuses_to_serve_beyond_loopback_without_a_key(stack: Stack) -> None:
+    refused = stack.podman("run", "--rm", "-e", "EGQA_HOST=0.0.0.0", EGQA_IMAGE, "egqa", "serve")
+    assert refused.returncode != 0
+    assert "EGQA_ALLOW_OPEN_BIND" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
 
 
 def test_restarted_service_reloads_the_graphs_from_the_volume_and_answers_the_same(stack: Stack) -> None:
