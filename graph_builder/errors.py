@@ -43,3 +43,9 @@ class StoreError(EgqaError):
     """An evidence store cannot be reached or answered badly."""
 
     code = "store_unavailable"
+
+
+class StoreCorrupted(StoreError):
+    """An evidence store's data cannot be read: its file is damaged or is not a store."""
+
+    code = "store_corrupted"

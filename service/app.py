@@ -17,7 +17,7 @@ from graph_builder.errors import EgqaError, InputError, ModelMissingError
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.windows import window_span
 from retrieval.factory import open_store
-from service.engine import ScoringEngine
+from service.engine import TYPES_PATTERN, ScoringEngine
 from service.errors import (
     ORJSONResponse,
     ServiceNotReady,
@@ -33,7 +33,6 @@ from service.schemas import (
     ErrorBody,
     QueryRequest,
     QueryResponse,
-    TYPES_PATTERN,
     WindowOut,
     answer_out,
 )
@@ -197,8 +196,7 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
         except EgqaError as exc:
             log.error("not ready: %s", exc)
             status = status_of(exc)
-            return error_response(status if status >= 500 else 503, "store_unavailable",
-                                  public_message(exc))
+            return error_response(status if status >= 500 else 503, exc.code, public_message(exc))
         return {"status": "ready", "graphs": len(request.app.state.engine.graphs.graphs),
                 "store": {"backend": stats.backend, "triples": stats.triples, "windows": stats.windows}}
 

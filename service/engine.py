@@ -14,6 +14,7 @@ extra graph set (e.g. `berant`), `exact`, and, with the `lm` extra, `lm_cosine`,
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -360,8 +361,16 @@ def _hint(given: str | None, parsed: str | None) -> str | None:
     return parsed if parsed and parsed != UNKNOWN_TYPE else None
 
 
+# A type pair such as person#location. Spelled in ASCII classes only, so Python's re, pydantic's Rust regex and
+# a client's ECMAScript regex (the OpenAPI document's `pattern`) accept exactly the same strings: `\s` and
+# `[^...]` differ between them on control and Unicode space characters, and Python's `$` also matches before a
+# final newline (hence fullmatch here).
+TYPES_PATTERN = r"^[A-Za-z0-9_.:-]+#[A-Za-z0-9_.:-]+$"
+_TYPES_RE = re.compile(TYPES_PATTERN)
+
+
 def _types(types: str) -> tuple[str, str]:
-    parts = types.split("#")
-    if len(parts) != 2 or not all(p.strip() for p in parts):
+    if not _TYPES_RE.fullmatch(types):
         raise InputError(f"types must be two types like person#location, got {types!r}")
-    return parts[0].strip(), parts[1].strip()
+    first, _, second = types.partition("#")
+    return first, second

@@ -81,6 +81,8 @@ def status_of(exc: EgqaError) -> int:
 # What a client is told about server-side failures: the details (paths, addresses) go to the log only.
 PUBLIC_MESSAGES: dict[str, str] = {
     "store_unavailable": "the evidence store did not answer in time or is unreachable; retry shortly",
+    "store_corrupted": "the evidence store is corrupted: its data cannot be read, and retrying will not help; "
+                       "see the service log (rebuild it with `egqa index`)",
     "model_missing": "a language resource the service needs is not installed; see the service log",
     "artefact_error": "a graph artefact could not be read; see the service log",
 }

@@ -17,8 +17,6 @@ from service.engine import Answer, HypothesisInput, Options
 ARGUMENT_TYPES: tuple[str, ...] = tuple(sorted({*ENTITY_TYPES.values(), UNKNOWN_TYPE}))
 # Window ids whose days fall inside the calendar (years 1..9999) for any window length (1 day is the widest range).
 WINDOW_MIN, WINDOW_MAX = window_of(dt.date.min, 1), window_of(dt.date.max, 1)
-# `types` query parameter: two argument types joined by '#'.
-TYPES_PATTERN = r"^[^#\s]+#[^#\s]+$"
 _TRIPLE = ("subject", "predicate", "object")
 
 

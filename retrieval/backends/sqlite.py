@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graph_builder.errors import InputError, NotFoundError, StoreError
+from graph_builder.errors import InputError, NotFoundError, StoreCorrupted, StoreError
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
 from retrieval.protocol import (
     ARTICLE_FIELDS,
@@ -94,6 +94,13 @@ def _is_int64(value: int) -> bool:
     return -(2**63) <= value < 2**63
 
 
+def _failure(exc: sqlite3.Error) -> type[StoreError]:
+    """The error a failed SQLite call raises: StoreCorrupted when the file's content cannot be read (a damaged
+    page, a file that is no database), else StoreError (locked, busy, out of disk: worth a retry)."""
+    damaged = type(exc) is sqlite3.DatabaseError or "malformed" in str(exc) or "not a database" in str(exc)
+    return StoreCorrupted if damaged else StoreError
+
+
 class SQLiteStore:
     """Evidence store in a single SQLite file (the embedded default)."""
 
@@ -137,7 +144,7 @@ class SQLiteStore:
                 conn.commit()
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a readable evidence store: {exc}") from exc
+            raise StoreCorrupted(f"{self.path}: not a readable evidence store: {exc}") from exc
         if meta.get("schema") != SCHEMA_VERSION:
             raise StoreError(f"{self.path}: store schema {meta.get('schema')!r}, expected {SCHEMA_VERSION!r}")
         self.window_days = int(meta.get("window_days", window_days))
@@ -161,7 +168,7 @@ class SQLiteStore:
             conn.execute("PRAGMA cache_size=-65536")
             conn.execute("PRAGMA mmap_size=268435456")
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot open evidence store: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot open evidence store: {exc}") from exc
         return conn
 
     @contextmanager
@@ -251,7 +258,7 @@ class SQLiteStore:
                 elif added:
                     self._count_new_rows_sql(conn, before)
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot add triples: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot add triples: {exc}") from exc
         return added
 
     @staticmethod
@@ -292,7 +299,7 @@ class SQLiteStore:
                 conn.executemany(f"INSERT INTO articles ({names}) VALUES ({', '.join('?' * len(ARTICLE_FIELDS))}) "
                                  f"ON CONFLICT (article_id) DO UPDATE SET {updates}", values)
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot add articles: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot add articles: {exc}") from exc
         return len(values)
 
     # -- reads ---------------------------------------------------------------------------------
@@ -326,7 +333,7 @@ class SQLiteStore:
             with self._borrow() as conn:
                 return self._lookup(conn, window, arg_a, arg_b, frozenset(exclude_sentence_ids), limit)
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: evidence lookup failed: {exc}") from exc
 
     def evidence_many(self, queries: Sequence[EvidenceQuery]) -> list[list[Evidence]]:
         """Answer many evidence lookups at once, one result list per query, in query order."""
@@ -335,7 +342,7 @@ class SQLiteStore:
                 return [self._lookup(conn, q.window, q.arg_a, q.arg_b, frozenset(q.exclude_sentence_ids), q.limit)
                         if _is_int64(q.window) else [] for q in queries]
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: evidence lookup failed: {exc}") from exc
 
     def evidence_summary(self, queries: Sequence[EvidenceQuery]) -> list[list[PredicateCount]]:
         """Per query, its evidence grouped by (predicate, aligned) and counted: filters, limit and grouping
@@ -344,7 +351,7 @@ class SQLiteStore:
             with self._borrow() as conn:
                 return [self._summary(conn, q) if _is_int64(q.window) else [] for q in queries]
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: evidence lookup failed: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: evidence lookup failed: {exc}") from exc
 
     @staticmethod
     def _summary(conn: sqlite3.Connection, q: EvidenceQuery) -> list[PredicateCount]:
@@ -385,7 +392,7 @@ class SQLiteStore:
             with self._borrow() as conn:
                 rows = conn.execute(sql, params * 2).fetchall()
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot count windows: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot count windows: {exc}") from exc
         out = []
         for w, articles, triples in rows:
             span = window_span(w, self.window_days)
@@ -410,7 +417,7 @@ class SQLiteStore:
                 rows = conn.execute("SELECT type, n FROM arg_types WHERE arg = ? ORDER BY n DESC, type",
                                     (arg,)).fetchall()
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: argument type lookup failed: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: argument type lookup failed: {exc}") from exc
         return [TypeCount(t, int(n)) for t, n in rows]
 
     def add_aliases(self, aliases: Iterable[Alias]) -> int:
@@ -421,7 +428,7 @@ class SQLiteStore:
                 conn.executemany("INSERT OR REPLACE INTO main.aliases (alias, type, canonical, mentions) "
                                  "VALUES (?, ?, ?, ?)", rows)
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot add aliases: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot add aliases: {exc}") from exc
         return len(rows)
 
     def names_for(self, name: str, limit: int = 50) -> list[NameMatch]:
@@ -441,7 +448,7 @@ class SQLiteStore:
                     "SELECT arg, type, n FROM arg_types WHERE arg LIKE ? ESCAPE '\\' ORDER BY n DESC, arg, type "
                     "LIMIT ?", ("% " + escaped, limit)).fetchall()
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: name lookup failed: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: name lookup failed: {exc}") from exc
         return [NameMatch(n, t, int(c), how) for how, rows in (("alias", aliased), ("prefix", prefixed),
                                                                 ("suffix", suffixed)) for n, t, c in rows]
 
@@ -455,7 +462,7 @@ class SQLiteStore:
                     "SELECT count(DISTINCT w), min(w), max(w) FROM (SELECT window_id AS w FROM articles "
                     "UNION SELECT window_id FROM triples)").fetchone()
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot read stats: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot read stats: {exc}") from exc
         return StoreStats(self.backend, str(self.path), int(triples), int(articles), int(windows), first, last)
 
     def dataset(self) -> str | None:
@@ -464,7 +471,7 @@ class SQLiteStore:
             with self._borrow() as conn:
                 row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot read the store's dataset: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot read the store's dataset: {exc}") from exc
         return str(row[0]) if row else None
 
     def mark_dataset(self, identity: str) -> None:
@@ -473,7 +480,7 @@ class SQLiteStore:
             with self._borrow() as conn, conn:
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('dataset', ?)", (identity,))
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot record the store's dataset: {exc}") from exc
+            raise _failure(exc)(f"{self.path}: cannot record the store's dataset: {exc}") from exc
 
     def drop(self) -> None:
         """Delete every row and the recorded dataset (the file stays); for rebuilds (`egqa index --replace`)."""
