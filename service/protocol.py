@@ -188,6 +188,10 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self.answered = True
         if self.cycle is not None:
             self.cycle.keep_alive = False
+            if self.cycle.response_started and self.phase is not Phase.HEAD:
+                self.registry.waiting.pop(self, None)
+                self.transport.close()  # a response is out or under way: another would be read as its sequel
+                return
         self.transport.write(raw_response(status, code, message, self.server_state.default_headers))
         if linger and self.transport.can_write_eof():
             self.transport.write_eof()
