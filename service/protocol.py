@@ -280,8 +280,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         """The response is out: an idle kept-alive connection may be closed to admit another."""
+        queued = bool(self.pipeline)  # a pipelined request the parent starts now is being served
         super().on_response_complete()
-        if not self.transport.is_closing() and not self.pipeline and self.phase is Phase.SERVED:
+        if not queued and not self.transport.is_closing() and self.phase is Phase.SERVED:
             self.registry.waiting[self] = None
 
 

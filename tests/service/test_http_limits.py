@@ -132,3 +132,25 @@ def test_at_the_connection_cap_the_oldest_unfinished_request_makes_room(reuters_
             last.recv(65536)  # the newest is still open, waiting for the rest of its head
         for sock in socks:
             sock.close()
+
+
+def test_pipelined_requests_are_answered_in_order(served: ServiceProcess) -> None:
+    answer = raw_request(*_address(served), b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n"
+                         b"GET /ready HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", wait=30)
+    assert answer.status == 200
+    assert answer.body.count(b"HTTP/1.1 200 OK") == 1 and b'"status":"ready"' in answer.body
+
+
+def test_the_cap_fits_the_open_file_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Raised to what the cap needs when the hard limit allows; otherwise the cap is lowered to fit."""
+    import resource
+
+    from service.protocol import RESERVED_DESCRIPTORS, limits_for
+
+    set_to: list[tuple[int, int]] = []
+    monkeypatch.setattr(resource, "setrlimit", lambda kind, value: set_to.append(value))
+    monkeypatch.setattr(resource, "getrlimit", lambda kind: (1024, 65536))
+    assert limits_for(8192, 100, 32768, 10, 30, 2048).max_connections == 2048
+    assert set_to == [(2048 + RESERVED_DESCRIPTORS, 65536)]
+    monkeypatch.setattr(resource, "getrlimit", lambda kind: (1024, 1024))
+    assert limits_for(8192, 100, 32768, 10, 30, 2048).max_connections == 1024 - RESERVED_DESCRIPTORS
