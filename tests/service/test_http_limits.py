@@ -57,6 +57,14 @@ def test_a_long_request_line_gets_414(served: ServiceProcess) -> None:
     _error(answer, 414, "uri_too_long")
 
 
+def test_the_longest_valid_query_passes_the_request_line_limit(served: ServiceProcess) -> None:
+    """Two 300-character parameters of 4-byte characters, percent-encoded: 7.3 kB of request target."""
+    answer = httpx.get(f"{served.url}/v1/entailment", timeout=30,
+                       params={"premise": "\U0001d538" * 300, "hypothesis": "\U0001d538" * 300, "types": "a#b"})
+    assert len(str(answer.request.url)) > 7000
+    assert answer.status_code == 200, answer.text
+
+
 def test_a_malformed_request_gets_400_with_the_json_body(served: ServiceProcess) -> None:
     _error(raw_request(*_address(served), b"GET /health HTTP/1.1\r\nBad Header\x00: x\r\n\r\n"), 400, "bad_request")
     _error(raw_request(*_address(served), b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"), 400, "bad_request")
