@@ -1,0 +1,187 @@
+"""POST /v1/articles and GET /v1/articles/{id}: articles queued durably, extracted by worker processes into
+the store, and every failure path (duplicate, rejected, invalid record, too large, full queue, API key)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from retrieval.backends.sqlite import SQLiteStore
+from service.app import create_app
+from service.ingestion.queue import DispatchLock, IngestQueue
+from service.settings import Settings
+from tests.service.articles import article, articles
+
+REPO = Path(__file__).resolve().parents[2]
+GRAPHS = REPO / "tests" / "data" / "graphs" / "built-float64"
+KEY = "k" * 32
+
+
+def live_settings(tmp: Path, **overrides: object) -> Settings:
+    """Settings of a service over an empty SQLite store in `tmp` and the small test graphs."""
+    SQLiteStore(tmp / "evidence.db").close()
+    return Settings(graphs_dir=GRAPHS, store_url=f"sqlite:///{tmp / 'evidence.db'}", lm=False, **overrides)
+
+
+def wait_done(client: TestClient, ids: list[str], timeout: float = 180.0, headers: dict[str, str] | None = None
+              ) -> dict[str, dict[str, object]]:
+    """Poll GET /v1/articles/{id} until no article is queued; return the last states."""
+    deadline = time.monotonic() + timeout
+    while True:
+        states = {i: client.get(f"/v1/articles/{i}", headers=headers).json() for i in ids}
+        if all(s["status"] != "queued" for s in states.values()) or time.monotonic() > deadline:
+            return states
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[TestClient]:
+    """The service over an empty store, taking articles."""
+    with TestClient(create_app(live_settings(tmp_path))) as client:
+        yield client
+
+
+def test_an_accepted_article_is_indexed_into_a_new_window_and_answers_a_question(live: TestClient) -> None:
+    record = {"id": "merkel-1", "date": "2024-03-06", "title": "Merkel meets Macron",
+              "text": "Angela Merkel met Emmanuel Macron in Berlin on Wednesday. Merkel praised Macron."}
+    assert live.get("/v1/windows").json()["windows"] == []
+    response = live.post("/v1/articles", json={"articles": [record]})
+    assert response.status_code == 202
+    assert response.json() == {"articles": [{"id": "merkel-1", "status": "accepted", "reason": None}]}
+    state = wait_done(live, ["merkel-1"])["merkel-1"]
+    assert state["status"] == "indexed" and state["triples"] >= 2
+    windows = live.get("/v1/windows").json()["windows"]
+    assert [(w["start"], w["end"], w["articles"], w["triples"]) for w in windows] == [
+        ("2024-03-06", "2024-03-08", 1, state["triples"])]
+    answer = live.post("/v1/query", json={"subject": "Angela Merkel", "predicate": "met", "object": "Emmanuel Macron",
+                                          "date": "2024-03-07"}).json()
+    assert answer["answer"] is True
+    assert {e["article_id"] for e in answer["evidence"]} == {"merkel-1"}
+    assert "Angela Merkel met Emmanuel Macron in Berlin on Wednesday." in {e["sentence"] for e in answer["evidence"]}
+
+
+def test_receipts_come_in_request_order_with_duplicates_by_id_and_by_cleaned_text(live: TestClient) -> None:
+    first = article(1)
+    same_id = {**article(2), "id": first["id"]}
+    # The same story with a dateline: cleaned as news, its text is the first one's.
+    same_text = {**first, "id": "copy-of-1", "text": "BERLIN (Reuters) - " + first["text"]}
+    fresh = article(3)
+    body = {"articles": [first, same_id, same_text, fresh, fresh]}
+    receipts = live.post("/v1/articles", json=body).json()["articles"]
+    assert [(r["id"], r["status"]) for r in receipts] == [
+        (first["id"], "accepted"), (first["id"], "duplicate"), ("copy-of-1", "duplicate"),
+        (fresh["id"], "accepted"), (fresh["id"], "duplicate")]
+    assert receipts[1]["reason"] == "same id as an article received before"
+    assert receipts[2]["reason"] == f"same text as article {first['id']!r}"
+    states = wait_done(live, [first["id"], fresh["id"]])
+    counts = {i: s["triples"] for i, s in states.items()}
+    assert all(s["status"] == "indexed" for s in states.values())
+    # Sent again after indexing: still duplicates, and the store holds each article's triples once.
+    again = live.post("/v1/articles", json={"articles": [first, fresh]}).json()["articles"]
+    assert [r["status"] for r in again] == ["duplicate", "duplicate"]
+    assert live.get("/v1/articles/copy-of-1").status_code == 404
+    assert sum(w["triples"] for w in live.get("/v1/windows").json()["windows"]) == sum(counts.values())
+
+
+def test_a_record_with_nothing_to_extract_is_rejected_with_its_reason_and_may_be_sent_again(live: TestClient) -> None:
+    headline = {"id": "headline-1", "date": "2024-03-04", "title": "Acme Corp buys Globex", "text": "  \n "}
+    receipts = live.post("/v1/articles", json={"articles": [headline, article(5)]}).json()["articles"]
+    assert receipts[0] == {"id": "headline-1", "status": "rejected",
+                           "reason": "headline_only: the text is empty once cleaned"}
+    assert receipts[1]["status"] == "accepted"
+    state = live.get("/v1/articles/headline-1").json()
+    assert state == {"id": "headline-1", "status": "rejected", "triples": None,
+                     "reason": "headline_only: the text is empty once cleaned"}
+    fixed = {**headline, "text": "Acme Corp said on Monday it bought Globex Inc for $5 million in Paris."}
+    assert live.post("/v1/articles", json={"articles": [fixed]}).json()["articles"][0]["status"] == "accepted"
+    assert wait_done(live, ["headline-1"])["headline-1"]["status"] == "indexed"
+
+
+@pytest.mark.parametrize(("record", "where", "problem"), [
+    ({"id": "b", "title": "t", "text": "Acme Corp bought Globex Inc."}, "body.articles.1.date", "Field required"),
+    ({"id": "b", "date": "06/03/2024", "text": "Acme Corp bought Globex Inc."}, "body.articles.1.date", "YYYY-MM-DD"),
+    ({"id": "b", "date": "2024-03-06"}, "body.articles.1.text", "Field required"),
+    ({"id": "", "date": "2024-03-06", "text": "Acme Corp bought Globex Inc."}, "body.articles.1.id", "at least 1"),
+])
+def test_a_record_that_breaks_the_schema_makes_the_request_422_naming_the_record_and_field(
+        live: TestClient, record: dict[str, str], where: str, problem: str) -> None:
+    response = live.post("/v1/articles", json={"articles": [article(7), record]})
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid_request"
+    named = " (id 'b')" if record["id"] else " (id '')"
+    assert error["message"].startswith(f"{where}{named}: ") and problem in error["message"]
+    assert [(d["where"], d["record"]) for d in error["details"]] == [(where, record["id"])]
+    # Nothing of a refused request is queued, the valid record included.
+    assert live.get(f"/v1/articles/{article(7)['id']}").status_code == 404
+
+
+def test_an_unknown_article_is_404(live: TestClient) -> None:
+    response = live.get("/v1/articles/never-sent")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_too_many_articles_or_too_many_bytes_is_413(tmp_path: Path) -> None:
+    settings = live_settings(tmp_path, ingest_max_articles=3, max_body_bytes=20_000)
+    with TestClient(create_app(settings)) as client:
+        many = client.post("/v1/articles", json={"articles": articles(4)})
+        assert many.status_code == 413
+        assert many.json()["error"]["message"] == "4 articles in one request; the limit is 3: send smaller batches"
+        big = client.post("/v1/articles", json={"articles": [{**article(1), "text": "Acme Corp grew. " * 2000}]})
+        assert big.status_code == 413 and big.json()["error"]["code"] == "payload_too_large"
+        assert client.get(f"/v1/articles/{article(1)['id']}").status_code == 404
+
+
+def test_a_full_queue_answers_429_with_retry_after_and_queues_nothing_of_that_request(tmp_path: Path) -> None:
+    settings = live_settings(tmp_path, ingest_max_pending=3)
+    queue_file = tmp_path / "evidence.ingest.db"
+    IngestQueue(queue_file).close()
+    other = DispatchLock(queue_file)
+    assert other.acquire()  # another process is the dispatcher and is stalled: nothing leaves the queue
+    try:
+        with TestClient(create_app(settings)) as client:
+            first = client.post("/v1/articles", json={"articles": articles(3)})
+            assert [r["status"] for r in first.json()["articles"]] == ["accepted"] * 3
+            full = client.post("/v1/articles", json={"articles": articles(2, first=3)})
+            assert full.status_code == 429
+            assert full.json()["error"]["code"] == "queue_full"
+            assert int(full.headers["Retry-After"]) >= 1
+            assert client.get(f"/v1/articles/{article(3)['id']}").status_code == 404
+            # Duplicates and rejections take no room: they are answered even now.
+            assert client.post("/v1/articles", json={"articles": [article(0)]}).json()["articles"][0]["status"] \
+                == "duplicate"
+            other.release()  # the stalled dispatcher goes away: this service takes over and drains the queue
+            states = wait_done(client, [a["id"] for a in articles(3)])
+            assert {s["status"] for s in states.values()} == {"indexed"}
+            retried = client.post("/v1/articles", json={"articles": articles(2, first=3)})
+            assert retried.status_code == 202
+    finally:
+        other.release()
+
+
+def test_the_ingestion_routes_need_the_api_key_when_one_is_set(tmp_path: Path) -> None:
+    with TestClient(create_app(live_settings(tmp_path, api_key=KEY))) as client:
+        body = {"articles": [article(1)]}
+        assert client.post("/v1/articles", json=body).status_code == 401
+        assert client.post("/v1/articles", json=body, headers={"X-API-Key": "w" * 32}).status_code == 401
+        assert client.get(f"/v1/articles/{article(1)['id']}").status_code == 401
+        assert client.post("/v1/admin/reload").status_code == 401
+        headers = {"Authorization": f"Bearer {KEY}"}
+        assert client.post("/v1/articles", json=body, headers=headers).status_code == 202
+        assert wait_done(client, [article(1)["id"]], headers=headers)[article(1)["id"]]["status"] == "indexed"
+
+
+def test_an_elasticsearch_store_without_a_queue_file_takes_no_articles_and_says_why(tmp_path: Path) -> None:
+    from service.ingestion import queue_path
+
+    class Remote:
+        backend = "elasticsearch"
+
+    assert queue_path(None, Remote()) is None  # type: ignore[arg-type]
+    assert queue_path(tmp_path / "q.db", Remote()) == tmp_path / "q.db"  # type: ignore[arg-type]
+    assert queue_path(None, SQLiteStore(tmp_path / "e.db")) == tmp_path / "e.ingest.db"
