@@ -14,6 +14,7 @@ from retrieval.backends.sqlite import SQLiteStore
 from service.app import create_app
 from service.ingestion.queue import DispatchLock, IngestQueue
 from service.settings import Settings
+from tests.retrieval.conftest import es_url  # noqa: F401  (the real Elasticsearch fixture)
 from tests.service.articles import article, articles
 
 REPO = Path(__file__).resolve().parents[2]
@@ -185,3 +186,32 @@ def test_an_elasticsearch_store_without_a_queue_file_takes_no_articles_and_says_
     assert queue_path(None, Remote()) is None  # type: ignore[arg-type]
     assert queue_path(tmp_path / "q.db", Remote()) == tmp_path / "q.db"  # type: ignore[arg-type]
     assert queue_path(None, SQLiteStore(tmp_path / "e.db")) == tmp_path / "e.ingest.db"
+
+
+@pytest.mark.elasticsearch
+def test_on_elasticsearch_an_indexed_article_is_searchable_and_without_a_queue_file_none_is_taken(
+        tmp_path: Path, es_url: str) -> None:
+    from retrieval.factory import open_store
+
+    url = f"{es_url}/egqa-ingest-{tmp_path.name[-12:].lower().replace('_', '-')}"
+    store = open_store(url)
+    try:
+        settings = Settings(graphs_dir=GRAPHS, store_url=url, lm=False)
+        with TestClient(create_app(settings)) as client:
+            refused = client.post("/v1/articles", json={"articles": [article(1)]})
+            assert refused.status_code == 503
+            assert "set EGQA_INGEST_QUEUE" in refused.json()["error"]["message"]
+        with TestClient(create_app(settings.model_copy(update={"ingest_queue": tmp_path / "queue.db"}))) as client:
+            record = {"id": "es-merkel", "date": "2024-03-06",
+                      "text": "Angela Merkel met Emmanuel Macron in Berlin on Wednesday. Merkel praised Macron."}
+            assert client.post("/v1/articles", json={"articles": [record]}).json()["articles"][0]["status"] == "accepted"
+            state = wait_done(client, ["es-merkel"])["es-merkel"]
+            assert state["status"] == "indexed" and state["triples"] >= 2
+            # Asked the moment it is indexed: Elasticsearch was refreshed before the article was marked so.
+            answer = client.post("/v1/query", json={"subject": "Angela Merkel", "predicate": "met",
+                                                    "object": "Emmanuel Macron", "date": "2024-03-06"}).json()
+            assert answer["answer"] is True and {e["article_id"] for e in answer["evidence"]} == {"es-merkel"}
+            assert [w["triples"] for w in client.get("/v1/windows").json()["windows"]] == [state["triples"]]
+    finally:
+        store.drop()  # type: ignore[attr-defined]
+        store.close()
