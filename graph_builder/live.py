@@ -24,7 +24,7 @@ from graph_builder.extraction import DEFAULT_MODEL
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.news import clean_news
 from graph_builder.pipeline import _exit_with_parent, _shard_parser, article_rows
-from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of
+from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of, window_span
 
 MAX_ARTICLE_CHARS = 200_000  # ten times the longest ding2014 article: longer is a dump, not an article
 
@@ -45,8 +45,14 @@ def text_key(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def prepare(article_id: str, date: dt.date, title: str | None, text: str, split: str | None = None) -> Prepared:
+def prepare(article_id: str, date: dt.date, title: str | None, text: str, split: str | None = None,
+            window_days: int = DEFAULT_WINDOW_DAYS) -> Prepared:
     """Clean a record as the JSON Lines reader does; a record with nothing to extract gets a reason instead."""
+    try:
+        window_span(window_of(date, window_days), window_days)
+    except OverflowError:
+        return Prepared(None, None, f"date_out_of_range: the {window_days}-day window of {date} does not lie "
+                                    "within years 1..9999")
     if len(text) > MAX_ARTICLE_CHARS:
         return Prepared(None, None, f"text_too_long: {len(text):,} characters; the limit is {MAX_ARTICLE_CHARS:,}")
     body = clean_news(text)

@@ -60,6 +60,7 @@ class Ingestion:
         self._options = {"workers": workers, "batch_size": batch_size, "window_days": window_days, "model": model,
                          "on_written": on_written}
         self.max_pending = max_pending
+        self.window_days = window_days
         self._queue: IngestQueue | None = None
         self.ingestor: Ingestor | None = None
         self._lock = threading.Lock()
@@ -93,7 +94,7 @@ class Ingestion:
         queue = self.queue()
         prepared = []
         for r in records:
-            prepared.append((r.id, prepare(r.id, r.date, r.title, r.text, r.split)))
+            prepared.append((r.id, prepare(r.id, r.date, r.title, r.text, r.split, self.window_days)))
             # Cleaning is about a millisecond of pure Python per article: let the threads answering questions
             # take the interpreter lock between articles, instead of waiting out its 5 ms switch interval.
             time.sleep(0)

@@ -176,7 +176,7 @@ def store_records(records: Iterable[ArticleIn], store: EvidenceStore, *, workers
 
     def usable() -> Iterator[Article]:
         for record in records:
-            prepared = prepare(record.id, record.date, record.title, record.text, record.split)
+            prepared = prepare(record.id, record.date, record.title, record.text, record.split, window_days)
             if record.id in seen_ids or (prepared.text_key is not None and prepared.text_key in seen_texts):
                 summary.duplicate += 1
                 if progress is not None:

@@ -88,6 +88,14 @@ def test_receipts_come_in_request_order_with_duplicates_by_id_and_by_cleaned_tex
     assert sum(w["triples"] for w in live.get("/v1/windows").json()["windows"]) == sum(counts.values())
 
 
+def test_a_date_whose_window_leaves_the_calendar_is_rejected(live: TestClient) -> None:
+    receipts = live.post("/v1/articles", json={"articles": [{**article(1), "id": "last", "date": "9999-12-31"},
+                                                             {**article(2), "id": "first", "date": "0001-01-01"}]})
+    assert [(r["status"], r["reason"].split(":")[0]) for r in receipts.json()["articles"]] == [
+        ("rejected", "date_out_of_range"), ("rejected", "date_out_of_range")]
+    assert live.get("/v1/windows").json()["windows"] == []
+
+
 def test_a_record_with_nothing_to_extract_is_rejected_with_its_reason_and_may_be_sent_again(live: TestClient) -> None:
     headline = {"id": "headline-1", "date": "2024-03-04", "title": "Acme Corp buys Globex", "text": "  \n "}
     receipts = live.post("/v1/articles", json={"articles": [headline, article(5)]}).json()["articles"]
