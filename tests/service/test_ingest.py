@@ -223,3 +223,73 @@ def test_on_elasticsearch_an_indexed_article_is_searchable_and_without_a_queue_f
     finally:
         store.drop()  # type: ignore[attr-defined]
         store.close()
+
+
+def test_a_name_asked_about_before_its_article_arrives_is_found_once_the_article_is_indexed(live: TestClient) -> None:
+    first = {"id": "w-1", "date": "2024-03-06", "text": "Angela Merkel visited Paris on Wednesday."}
+    assert live.post("/v1/articles", json={"articles": [first]}).json()["articles"][0]["status"] == "accepted"
+    assert wait_done(live, ["w-1"])["w-1"]["status"] == "indexed"
+    ask = {"subject": "Angela Merkel", "predicate": "met", "object": "Vladimir Putin", "date": "2024-03-06",
+           "subject_type": "person", "object_type": "person"}
+    before = live.post("/v1/query", json=ask).json()
+    assert before["answer"] is False and before["hypothesis"]["names"][1] == "vladimir putin (unknown)"
+    second = {"id": "w-2", "date": "2024-03-07", "text": "Angela Merkel met Vladimir Putin in Moscow on Thursday."}
+    assert live.post("/v1/articles", json={"articles": [second]}).json()["articles"][0]["status"] == "accepted"
+    assert wait_done(live, ["w-2"])["w-2"]["status"] == "indexed"
+    after = live.post("/v1/query", json=ask).json()  # the resolver's cached "unknown" was dropped on the write
+    assert after["answer"] is True and after["hypothesis"]["names"][1] == "vladimir putin (exact)"
+    assert {e["article_id"] for e in after["evidence"]} == {"w-2"}
+
+
+def test_the_service_and_a_direct_store_ingest_write_one_sqlite_store_at_once_while_it_answers(tmp_path: Path) -> None:
+    """One writer at a time, many readers: the service's dispatcher and `egqa ingest --store` in another process
+    write the same SQLite file while questions are answered; no request fails, nothing is written twice."""
+    import sqlite3
+    import subprocess
+    import sys
+    import threading
+
+    import orjson
+
+    feed = tmp_path / "direct.jsonl"
+    feed.write_bytes(b"\n".join(orjson.dumps(a) for a in articles(80, first=1000)))
+    with TestClient(create_app(live_settings(tmp_path))) as client:
+        client.post("/v1/articles", json={"articles": [article(0)]})
+        wait_done(client, [article(0)["id"]])
+        window = client.get("/v1/windows").json()["windows"][0]["id"]
+        failures: list[str] = []
+        stop = threading.Event()
+
+        def ask() -> None:
+            while not stop.is_set():
+                response = client.post("/v1/query", json={"subject": "Angela Merkel", "predicate": "met",
+                                                          "object": "Emmanuel Macron", "window": window})
+                if response.status_code not in (200, 404):
+                    failures.append(response.text)
+
+        askers = [threading.Thread(target=ask) for _ in range(3)]
+        for thread in askers:
+            thread.start()
+        try:
+            direct = subprocess.Popen([sys.executable, "-m", "service", "ingest", "--store",
+                                       f"sqlite:///{tmp_path / 'evidence.db'}", str(feed)], cwd=REPO,
+                                      env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": "/tmp"},
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            served = articles(80, first=1)
+            for start in range(0, len(served), 20):
+                response = client.post("/v1/articles", json={"articles": served[start:start + 20]})
+                assert response.status_code == 202, response.text
+            states = wait_done(client, [a["id"] for a in served])
+            out, err = direct.communicate(timeout=600)
+        finally:
+            stop.set()
+            for thread in askers:
+                thread.join()
+        assert direct.returncode == 0, err.decode()
+        assert "database is locked" not in err.decode()
+        assert failures == []
+        assert {s["status"] for s in states.values()} == {"indexed"}
+    with sqlite3.connect(tmp_path / "evidence.db") as conn:
+        total, distinct = conn.execute("SELECT count(*), count(DISTINCT triple_id) FROM triples").fetchone()
+        stored = conn.execute("SELECT count(*) FROM articles").fetchone()[0]
+    assert total == distinct and stored == 1 + 80 + 80
