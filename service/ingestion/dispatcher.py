@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 0.2  # how often a busy dispatcher looks for newly queued articles
 TAKEOVER_SECONDS = 1.0  # how often a process without the lock tries to take it
 STORE_RETRY_SECONDS = 2.0  # pause after a store write failed (the articles go back to the queue)
+RESTART_SECONDS = 5.0  # pause before the dispatcher starts over after an unexpected failure
 
 
 @dataclass
@@ -113,14 +114,18 @@ class Ingestor:
             self._stop.wait(TAKEOVER_SECONDS)
         else:
             return
-        try:
-            self._pool_now()
-            self.stats.recovered = self.queue.recover()
-            if self.stats.recovered:
-                log.info("ingestion queue: %d articles claimed before a crash are queued again", self.stats.recovered)
-            self._loop()
-        except Exception:  # the thread must not die silently: log, and the next start recovers
-            log.exception("ingestion dispatcher stopped on an unexpected error")
+        while not self._stop.is_set():
+            try:
+                self._pool_now()
+                recovered = self.queue.recover()
+                self.stats.recovered += recovered
+                if recovered:
+                    log.info("ingestion queue: %d articles claimed before a crash are queued again", recovered)
+                self._loop()
+            except Exception:  # e.g. the queue's disk full: keep the lock, say so, start over after a pause
+                log.exception("ingestion dispatcher failed; starting over in %g s", RESTART_SECONDS)
+                self.stats.failures += 1
+                self._stop.wait(RESTART_SECONDS)
 
     def _pool_now(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -128,6 +133,12 @@ class Ingestor:
             for _ in range(self.workers):  # start every worker (and load its pipeline) before articles wait for it
                 self._pool.submit(warm, self.model)
         return self._pool
+
+    def _drop_pool(self) -> None:
+        """Forget a broken pool (its other batches fail too, and go back to the queue); a new one starts on use."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     def _loop(self) -> None:
         inflight: dict[Future[list[Extracted]], list[Article]] = {}
@@ -139,7 +150,7 @@ class Ingestor:
                 try:
                     future = self._pool_now().submit(extract_articles, batch, self.model, self.window_days)
                 except BrokenProcessPool:
-                    self._pool = None
+                    self._drop_pool()
                     self.queue.release([a.id for a in batch], "a worker process died", failed=False)
                     continue
                 inflight[future] = batch
@@ -159,7 +170,7 @@ class Ingestor:
             extracted = future.result()
         except BrokenProcessPool:
             log.error("ingestion: a worker process died extracting %d articles; they are queued again", len(ids))
-            self._pool = None
+            self._drop_pool()
             self.stats.failures += 1
             self.queue.release(ids, "a worker process died")  # counts: an article may kill its worker
             return

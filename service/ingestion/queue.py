@@ -156,8 +156,12 @@ class IngestQueue:
         return receipts
 
     def claim(self, limit: int) -> list[Article]:
-        """Take up to `limit` queued articles, oldest first, marking them `working`."""
+        """Take up to `limit` queued articles, oldest first, marking them `working`. An article tried before (its
+        batch failed) is taken alone, so one article that breaks extraction takes no other down with it."""
         with self._write() as conn:
+            oldest = conn.execute("SELECT tries FROM articles WHERE status = ? ORDER BY seq LIMIT 1", (QUEUED,)).fetchone()
+            if oldest is not None and oldest[0] > 0:
+                limit = 1
             rows = conn.execute(
                 "UPDATE articles SET status = ?, tries = tries + 1 WHERE seq IN (SELECT seq FROM articles "
                 "WHERE status = ? ORDER BY seq LIMIT ?) RETURNING seq, article_id, date, title, text, split",
@@ -193,9 +197,11 @@ class IngestQueue:
         return int(rejected)
 
     def recover(self) -> int:
-        """Put back every `working` article (its dispatcher is gone); return how many. Only the lock holder may."""
+        """Put back every `working` article (its dispatcher is gone, which costs the article no try); return how
+        many. Only the lock holder may."""
         with self._write() as conn:
-            return int(conn.execute("UPDATE articles SET status = ? WHERE status = ?", (QUEUED, WORKING)).rowcount)
+            return int(conn.execute("UPDATE articles SET status = ?, tries = tries - 1 WHERE status = ?",
+                                    (QUEUED, WORKING)).rowcount)
 
     def state(self, article_id: str) -> ArticleState | None:
         """The article's state, or None when the queue never received it."""

@@ -36,6 +36,17 @@ def test_an_article_whose_extraction_keeps_failing_is_rejected_after_max_tries(t
     assert queue.claim(10) == []
 
 
+def test_articles_of_a_failed_batch_are_retried_one_by_one(tmp_path: Path) -> None:
+    queue = IngestQueue(tmp_path / "q.db")
+    ids = _queued(queue, 4)
+    batch = [a.id for a in queue.claim(10)]
+    assert batch == ids
+    queue.release(batch, "BrokenProcessPool: a worker process died")
+    assert [[a.id for a in queue.claim(10)] for _ in range(2)] == [ids[:1], ids[1:2]]
+    queue.done([(ids[0], 3), (ids[1], 2)])
+    assert [a.id for a in queue.claim(10)] == ids[2:3]
+
+
 def test_a_failure_that_is_not_the_articles_costs_no_try(tmp_path: Path) -> None:
     queue = IngestQueue(tmp_path / "q.db")
     [aid] = _queued(queue, 1)
