@@ -256,7 +256,7 @@ class ArticleIn(BaseModel):
                     "article with this id is a duplicate.")
     date: dt.date = Field(..., description="Publication date (YYYY-MM-DD): the article's evidence goes into this "
                           "date's window.")
-    title: str | SkipJsonSchema[None] = Field(None, max_length=2000)
+    title: opt_str(2000) = Field(None, description="The headline (optional).")
     text: str = Field(..., description="The article's body, cleaned as news before extraction.")
     split: opt_str(50) = Field(None, description="Corpus split label kept with the triples (e.g. TEST).")
 
