@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +16,11 @@ import pyarrow.parquet as pq
 
 from graph_builder.entities import read_aliases
 from graph_builder.errors import ArtefactError, InputError
-from graph_builder.triples import ARTICLE_GLOB, TRIPLE_SCHEMA, dataset_identity, read_articles, shard_files
+from graph_builder.corpus import Article
+from graph_builder.extraction import DEFAULT_MODEL
+from graph_builder.live import Extracted, extract_articles, extraction_pool
+from graph_builder.triples import ARTICLE_GLOB, ARTICLE_SCHEMA, TRIPLE_SCHEMA, dataset_identity, read_articles, shard_files
+from graph_builder.windows import DEFAULT_WINDOW_DAYS
 from retrieval.protocol import Alias, EvidenceStore, StoreStats
 
 log = logging.getLogger(__name__)
@@ -118,3 +124,67 @@ def _index_aliases(path: Path, store: EvidenceStore, batch_size: int) -> int:
         written += store.add_aliases(Alias(a, t, c, m) for a, t, c, m in zip(
             *(batch.column(k).to_pylist() for k in ("alias", "type", "canonical", "mentions")), strict=True))
     return written
+
+
+def add_extracted(store: EvidenceStore, items: Sequence[Extracted]) -> int:
+    """Write live-extracted articles to `store`: their triples (ids the store holds are skipped, so writing an
+    article twice adds it once), then their article rows. Return how many triples were new."""
+    if not items:
+        return 0
+    triples = [row for item in items for row in item.triples]
+    added = store.add_triples(pa.Table.from_pylist(triples, schema=TRIPLE_SCHEMA)) if triples else 0
+    store.add_articles(pa.Table.from_pylist([item.article for item in items], schema=ARTICLE_SCHEMA))
+    return added
+
+
+@dataclass
+class ArticleSummary:
+    """What one `ingest_articles` run did."""
+
+    articles: int = 0
+    triples_read: int = 0
+    triples_added: int = 0
+    seconds: float = 0.0
+
+
+def ingest_articles(articles: Iterable[Article], store: EvidenceStore, *, workers: int = 1, batch_size: int = 32,
+                    window_days: int = DEFAULT_WINDOW_DAYS, model: str = DEFAULT_MODEL,
+                    progress: Callable[[int], object] | None = None) -> ArticleSummary:
+    """Extract articles in `workers` processes and write them to `store` as they come back (triple ids the store
+    holds are skipped, so a second run adds nothing twice). At most two batches per worker are in flight."""
+    start = time.perf_counter()
+    summary = ArticleSummary()
+
+    def write(items: list[Extracted]) -> None:
+        summary.articles += len(items)
+        summary.triples_read += sum(len(e.triples) for e in items)
+        summary.triples_added += add_extracted(store, items)
+        if progress is not None:
+            progress(len(items))
+
+    batches = _batches(articles, batch_size)
+    if workers <= 1:
+        for batch in batches:
+            write(extract_articles(batch, model, window_days))
+    else:
+        with extraction_pool(workers, model) as pool:
+            inflight: deque[Future[list[Extracted]]] = deque()
+            for batch in batches:
+                inflight.append(pool.submit(extract_articles, batch, model, window_days))
+                if len(inflight) >= 2 * workers:
+                    write(inflight.popleft().result())
+            while inflight:
+                write(inflight.popleft().result())
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _batches(articles: Iterable[Article], size: int) -> Iterator[list[Article]]:
+    batch: list[Article] = []
+    for article in articles:
+        batch.append(article)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

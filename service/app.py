@@ -8,12 +8,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Path as PathParam, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from graph_builder import __version__
 from graph_builder.embeddings import SentenceEncoder, load_encoder
-from graph_builder.errors import EgqaError, InputError, ModelMissingError
+from graph_builder.errors import EgqaError, InputError, ModelMissingError, NotFoundError
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.windows import window_span
 from retrieval.factory import open_store
@@ -27,12 +27,19 @@ from service.errors import (
     status_of,
 )
 from service.guards import OPEN_PATHS, Guard, JSONBodyRoute
+from service.ingestion import Ingestion, Record, open_ingestion
+from service.reload import GraphSwapper, describe, reload_graphs, reload_on_hangup
 from service.schemas import (
+    ArticleStatusOut,
+    ArticlesRequest,
+    ArticlesResponse,
     BatchRequest,
     BatchResponse,
     ErrorBody,
     QueryRequest,
     QueryResponse,
+    ReceiptOut,
+    ReloadRequest,
     WindowOut,
     answer_out,
 )
@@ -51,6 +58,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 POST_ERRORS = _errors(400, 401, 404, 413, 415, 422, 500, 503)
 GET_ERRORS = _errors(400, 401, 404, 422, 500, 503)
 LIST_ERRORS = _errors(401, 500, 503)
+INGEST_ERRORS = _errors(400, 401, 413, 415, 422, 429, 500, 503)
 
 
 TypesParam = Annotated[str, Query(max_length=100, pattern=TYPES_PATTERN, examples=["person#location"],
@@ -88,13 +96,23 @@ def open_engine(settings: Settings) -> ScoringEngine:
     except EgqaError as exc:
         raise ServiceNotReady(f"the evidence store failed to open ({exc.code})") from exc
     try:
-        return ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
-                             window_days=settings.window_days, max_evidence=settings.max_evidence, extra_graphs=extra,
-                             encoder=open_encoder(settings), smooth_k=settings.smooth_k,
-                             smooth_min_cosine=settings.smooth_min_cosine)
+        engine = ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
+                               window_days=settings.window_days, max_evidence=settings.max_evidence, extra_graphs=extra,
+                               encoder=open_encoder(settings), smooth_k=settings.smooth_k,
+                               smooth_min_cosine=settings.smooth_min_cosine)
     except EgqaError:
         store.close()
         raise
+    engine.graph_set = describe(graphs, 1)
+    return engine
+
+
+def _ingestion(request: Request) -> Ingestion:
+    _engine(request)  # no articles before the store is open
+    ingestion: Ingestion | None = getattr(request.app.state, "ingestion", None)
+    if ingestion is None:
+        raise ServiceNotReady("the service is not ready: starting; GET /ready reports when it can answer")
+    return ingestion
 
 
 def _engine(request: Request) -> ScoringEngine:
@@ -158,10 +176,18 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
                 if settings.strict:
                     raise StartupFailed(f"EGQA_STRICT is set and {exc}: {cause}") from exc
                 app.state.startup_error = str(exc)
+        app.state.swapper = GraphSwapper(settings)
+        app.state.ingestion = None
         if app.state.engine is not None:
             from graph_builder.extraction import load_pipeline
             await run_in_threadpool(load_pipeline)  # parse free-text questions without a first-call delay
+            if app.state.engine.graph_set is None:
+                app.state.engine.graph_set = describe(app.state.engine.graphs, 1)
+            app.state.ingestion = await run_in_threadpool(open_ingestion, app, settings, app.state.engine)
+            reload_on_hangup(app)
         yield
+        if app.state.ingestion is not None:
+            await run_in_threadpool(app.state.ingestion.close)
         if app.state.engine is not None and engine is None:
             app.state.engine.store.close()
 
@@ -242,7 +268,8 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
         items = [{"name": g.name, "types": list(g.types), "nodes": len(g.nodes),
                   "edges": {m: int(len(mat[0])) for m, mat in sorted(g.matrices.items())}, "manifest": _public_manifest(g.manifest)}
                  for g in engine.graphs.graphs.values()]
-        return {"measures": engine.graphs.measures, "scorers": engine.scorers,
+        return {"graph_set": engine.graph_set.to_dict() if engine.graph_set else None,
+                "measures": engine.graphs.measures, "scorers": engine.scorers,
                 "default_scorer": engine.default_scorer, "graphs": items,
                 "predicate_embeddings": engine.graphs.embeddings is not None,
                 "extra_graphs": {name: {"measure": g.default_measure, "predicate_embeddings": g.embeddings is not None}
@@ -255,6 +282,29 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
         return {"window_days": engine.window_days,
                 "windows": [{"id": w.id, "start": w.start, "end": w.end, "articles": w.articles, "triples": w.triples}
                             for w in engine.store.windows()]}
+
+    @app.post("/v1/articles", response_model=ArticlesResponse, status_code=202, responses=INGEST_ERRORS,
+              tags=["ingest"])
+    def post_articles(body: ArticlesRequest, request: Request) -> ArticlesResponse:
+        """Queue articles for extraction into the store: answered once they are durably queued, one receipt per
+        article in request order (`accepted`, `duplicate` or `rejected`); a full queue answers 429 with Retry-After."""
+        receipts = _ingestion(request).submit([Record(a.id, a.date, a.title, a.text, a.split) for a in body.articles])
+        return ArticlesResponse(articles=[ReceiptOut(id=r.id, status=r.status, reason=r.reason) for r in receipts])
+
+    @app.get("/v1/articles/{article_id}", response_model=ArticleStatusOut, responses=GET_ERRORS, tags=["ingest"])
+    def get_article(request: Request, article_id: Annotated[str, PathParam(max_length=200)]) -> ArticleStatusOut:
+        """An article received over POST /v1/articles: `queued`, `indexed` (with its triple count) or `rejected`."""
+        state = _ingestion(request).state(article_id)
+        if state is None:
+            raise NotFoundError(f"no article {article_id!r} was received by POST /v1/articles")
+        return ArticleStatusOut(id=state.id, status=state.status, triples=state.triples, reason=state.reason)
+
+    @app.post("/v1/admin/reload", responses=_errors(400, 401, 409, 415, 422, 500, 503), tags=["ops"])
+    async def reload(request: Request, body: ReloadRequest | None = None) -> dict[str, Any]:
+        """Load a graph set (the live one's folder again, or `graphs_dir` beside it), validate it in full (manifests,
+        checksums) and make it live at once; a set that fails is refused with 409 and the live set kept."""
+        engine = await run_in_threadpool(reload_graphs, request.app, body.graphs_dir if body else None)
+        return {"status": "reloaded", "graph_set": engine.graph_set.to_dict() if engine.graph_set else None}
 
     mount_page(app)
     return app

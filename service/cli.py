@@ -37,9 +37,9 @@ def _root(
 
 def _register_commands() -> None:
     # Imported here so `egqa --help` lists every group; each module registers its own commands.
-    from service.commands import benchmark, demo, evaluate, extract, graph, index, serve
+    from service.commands import benchmark, demo, evaluate, extract, graph, index, ingest, serve
 
-    for module in (demo, extract, graph, index, serve, benchmark, evaluate):
+    for module in (demo, extract, graph, index, ingest, serve, benchmark, evaluate):
         module.register(app)
 
 

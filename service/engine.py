@@ -99,6 +99,22 @@ class Answer:
     readings: list[str] = field(default_factory=list)  # every binary reading of the question; this answer's first
 
 
+@dataclass(frozen=True)
+class GraphSetInfo:
+    """Which graph set an engine serves: its folder name, manifest checksum, when it was loaded, and the
+    generation (1 at start-up, one more per reload)."""
+
+    name: str
+    manifest_sha256: str
+    loaded_at: float
+    generation: int
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready, without server paths."""
+        return {"name": self.name, "manifest_sha256": self.manifest_sha256, "loaded_at": round(self.loaded_at, 3),
+                "generation": self.generation}
+
+
 class ScoringEngine:
     """Judges hypotheses against the evidence store with the loaded entailment graphs."""
 
@@ -119,6 +135,7 @@ class ScoringEngine:
         # Windows the store showed to hold news, each remembered for WINDOW_RECHECK_SECONDS.
         self._windows_seen: TTLCache[int, bool] = TTLCache(100_000, WINDOW_RECHECK_SECONDS)
         self.names = NameResolver(store)
+        self.graph_set: GraphSetInfo | None = None  # set by the service (service.reload)
 
     @property
     def default_scorer(self) -> str:

@@ -66,10 +66,40 @@ class ServiceNotReady(EgqaError):
     code = "not_ready"
 
 
+class QueueFull(EgqaError):
+    """The ingestion queue holds as many articles as it may: the client should retry after `retry_after` s."""
+
+    code = "queue_full"
+
+    def __init__(self, message: str, retry_after: int = 5) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.headers = {"Retry-After": str(retry_after)}
+
+
+class IngestionUnavailable(EgqaError):
+    """The service cannot take articles (its ingestion queue failed to open)."""
+
+    code = "ingestion_unavailable"
+
+
+class ServiceUnreachable(EgqaError):
+    """`egqa ingest` got no usable answer from the service it feeds."""
+
+    code = "service_unreachable"
+
+
+class GraphSetRefused(EgqaError):
+    """A graph set offered for a reload failed validation; the loaded set stays live."""
+
+    code = "graph_set_refused"
+
+
 # Each kind of error and the status it answers with; a kind not listed takes its nearest listed base's.
 HTTP_STATUS: dict[type[EgqaError], int] = {
     EgqaError: 400, InputError: 400, NotFoundError: 404, PayloadTooLarge: 413, UnsupportedMediaType: 415,
     InvalidBody: 422, ArtefactError: 500, ModelMissingError: 503, StoreError: 503, ServiceNotReady: 503,
+    QueueFull: 429, IngestionUnavailable: 503, GraphSetRefused: 409,
 }
 
 
@@ -90,9 +120,29 @@ PUBLIC_MESSAGES: dict[str, str] = {
 
 def public_message(exc: EgqaError) -> str:
     """Return what the client may read about `exc`: its message for 4xx, a path-free summary for 5xx."""
-    if status_of(exc) < 500 or isinstance(exc, ServiceNotReady):
+    if status_of(exc) < 500 or isinstance(exc, ServiceNotReady | IngestionUnavailable):
         return str(exc)
     return PUBLIC_MESSAGES.get(exc.code, "the service failed to answer; see the service log")
+
+
+def _record(body: object, loc: tuple[object, ...]) -> dict[str, object]:
+    """The id of the body's list item a validation error is in (`articles.3` -> {"record": "its id"}), if it has one."""
+    found: dict[str, object] = {}
+    node = body
+    for part in loc[1:] if loc[:1] == ("body",) else ():
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+            if isinstance(node, dict) and isinstance(node.get("id"), str | int) and not isinstance(node["id"], bool):
+                found = {"record": str(node["id"])}
+        elif isinstance(node, dict) and isinstance(part, str):
+            node = node.get(part)
+        else:
+            break
+    return found
+
+
+def _named(problem: dict[str, object]) -> str:
+    return f" (id {problem['record']!r})" if "record" in problem else ""
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -103,16 +153,20 @@ def install_error_handlers(app: FastAPI) -> None:
         status = status_of(exc)
         if status >= 500:
             log.error("%s: %s", exc.code, exc)
-        return error_response(status, exc.code, public_message(exc))
+        response = error_response(status, exc.code, public_message(exc))
+        response.headers.update(getattr(exc, "headers", {}))  # 429 carries `Retry-After`
+        return response
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> ORJSONResponse:
+    async def _validation(request: Request, exc: RequestValidationError) -> ORJSONResponse:
         # An optional field is a union with None: its "should be None" branch is noise, and the
         # union's branch names (constrained-int, ...) are no place a client can find in its body.
+        body = getattr(request, "_json", None)
         problems = [{"where": ".".join(str(p) for p in e.get("loc", ()) if not _UNION_BRANCH.match(str(p))),
-                     "problem": e.get("msg", "").removeprefix("Value error, ")}
+                     "problem": e.get("msg", "").removeprefix("Value error, "),
+                     **_record(body, e.get("loc", ()))}
                     for e in exc.errors() if e.get("type") != "none_required"]
-        message = "; ".join(f"{p['where']}: {p['problem']}" for p in problems[:5]) or "invalid request"
+        message = "; ".join(f"{p['where']}{_named(p)}: {p['problem']}" for p in problems[:5]) or "invalid request"
         return error_response(422, "invalid_request", message, problems)
 
     @app.exception_handler(StarletteHTTPException)

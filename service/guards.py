@@ -152,12 +152,16 @@ def _is_json(content_type: str) -> bool:
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
-def _check_batch(payload: Any, max_batch: int) -> None:
+def _check_batch(payload: Any, max_batch: int, max_articles: int) -> None:
     """Refuse an oversized batch before its items are validated one by one (on the event loop)."""
     queries = payload.get("queries") if isinstance(payload, dict) else None
     if isinstance(queries, list) and len(queries) > max_batch:
         raise PayloadTooLarge(f"batch of {len(queries)} propositions; the limit is {max_batch}: "
                               "split it into smaller batches")
+    articles = payload.get("articles") if isinstance(payload, dict) else None
+    if isinstance(articles, list) and len(articles) > max_articles:
+        raise PayloadTooLarge(f"{len(articles)} articles in one request; the limit is {max_articles}: "
+                              "send smaller batches")
 
 
 class JSONBodyRoute(APIRoute):
@@ -180,7 +184,8 @@ class JSONBodyRoute(APIRoute):
                 # Small bodies decode in microseconds; only big ones are worth a worker thread.
                 payload = decode_json(body) if len(body) < _INLINE_DECODE_BYTES else await run_in_threadpool(
                     decode_json, body)
-                _check_batch(payload, request.app.state.settings.max_batch)
+                settings = request.app.state.settings
+                _check_batch(payload, settings.max_batch, settings.ingest_max_articles)
                 # Starlette's Request.json() returns this cached value, so FastAPI does not parse again.
                 request._json = payload
             return await handler(request)

@@ -18,6 +18,7 @@ famous Armstrongs, two Smiths), that pair answers, explained as `in window`. Res
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from cachetools import TTLCache
@@ -97,6 +98,16 @@ class NameResolver:
                 hit = self._resolve(name, None)
             self._cache[key] = hit
         return hit
+
+    def forget(self, names: Iterable[str]) -> None:
+        """Drop the cached answers that names newly added to the store may change: those sharing a word with one."""
+        words = {w for n in names for w in n.split()}
+        try:
+            stale = [key for key in list(self._cache) if words.intersection(key[0].split())]
+            for key in stale:
+                self._cache.pop(key, None)
+        except RuntimeError:  # another thread changed the cache meanwhile: forget everything instead
+            self._cache.clear()
 
     def _held(self, name: str, type_hint: str | None) -> int:
         """How many mentions of `name` (of an agreeing type) the store holds."""

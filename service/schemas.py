@@ -231,3 +231,78 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
                               predicate_text=s.evidence.predicate_text, object=s.evidence.obj,
                               object_text=s.evidence.obj_text, aligned=s.evidence.aligned, score=significant(s.score),
                               match=s.match) for s in answer.evidence])
+
+
+_ISO_DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}([T ].*)?")
+
+
+def _article_date(value: object) -> object:
+    """An article's date: YYYY-MM-DD, or an ISO timestamp whose date part is taken (as the corpus reader does)."""
+    if isinstance(value, dt.date):
+        return value
+    if not isinstance(value, str) or not _ISO_DATE_PREFIX.fullmatch(value.strip()):
+        raise ValueError("must be a date written YYYY-MM-DD (a timestamp's time is ignored)")
+    return value.strip()[:10]
+
+
+class ArticleIn(BaseModel):
+    """One news article in the corpus JSON Lines shape; other fields a corpus carries (url, ...) are ignored."""
+
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
+
+    id: str = Field(..., min_length=1, max_length=200, pattern=r"\S", description="The article's id: a second "
+                    "article with this id is a duplicate.")
+    date: dt.date = Field(..., description="Publication date (YYYY-MM-DD): the article's evidence goes into this "
+                          "date's window.")
+    title: opt_str(2000) = Field(None, description="The headline (optional).")
+    text: str = Field(..., description="The article's body, cleaned as news before extraction.")
+    split: opt_str(50) = Field(None, description="Corpus split label kept with the triples (e.g. TEST).")
+
+    _date_is_iso = field_validator("date", mode="before")(_article_date)
+
+    @field_validator("id")
+    @classmethod
+    def _trimmed(cls, value: str) -> str:
+        return value.strip()
+
+
+class ArticlesRequest(BaseModel):
+    """POST /v1/articles: articles to extract into the store."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    articles: list[ArticleIn] = Field(..., min_length=1)
+
+
+class ReceiptOut(BaseModel):
+    """What became of one article of the request: `accepted` (durably queued), `duplicate` (same id, or same
+    cleaned text as an article received before) or `rejected` (nothing to extract), with the reason."""
+
+    id: str
+    status: str
+    reason: str | None = None
+
+
+class ArticlesResponse(BaseModel):
+    """One receipt per article, in request order."""
+
+    articles: list[ReceiptOut]
+
+
+class ArticleStatusOut(BaseModel):
+    """An article's state: `queued` (waiting or being extracted), `indexed` (its evidence is searchable; `triples`
+    is its triple count) or `rejected` (with the reason)."""
+
+    id: str
+    status: str
+    triples: int | None = None
+    reason: str | None = None
+
+
+class ReloadRequest(BaseModel):
+    """POST /v1/admin/reload: which graph set to make live (default: the live set's folder, read again)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    graphs_dir: opt_str(500, 1) = Field(None, description="A graph set folder beside the live one (same parent "
+                                        "folder), by name or path.")

@@ -46,6 +46,15 @@ class Settings(BaseSettings):
     strict: bool = Field(False, description="Refuse to start when the graphs or the evidence store fail to open.")
     store_timeout: float = Field(1.0, gt=0.0, le=60.0, description="Seconds an evidence-store call may take before the request gets 503.")
     store_connections: int = Field(4, ge=1, le=64, description="Most SQLite connections the service holds open.")
+    ingest_queue: Path | None = Field(None, description="Durable queue of articles received over POST /v1/articles (a "
+                                      "SQLite file; default: beside a SQLite store, evidence.db -> evidence.ingest.db; "
+                                      "needed with Elasticsearch).")
+    ingest_workers: int = Field(1, ge=1, le=64, description="Worker processes extracting received articles (one spaCy "
+                                "pipeline each).")
+    ingest_batch: int = Field(32, ge=1, le=1000, description="Most queued articles one worker extracts in one go.")
+    ingest_max_pending: int = Field(10_000, ge=1, description="Most articles waiting for extraction; more get 429 with "
+                                    "Retry-After.")
+    ingest_max_articles: int = Field(500, ge=1, description="Most articles in one POST /v1/articles; more get 413.")
     max_request_line: int = Field(8192, ge=256, le=1_048_576, description="Longest request target (path and query) in "
                                   "bytes; longer ones get 414.")
     max_headers: int = Field(100, ge=10, le=10_000, description="Most header fields in a request; more get 431.")
@@ -114,6 +123,16 @@ def read_secret(path: Path, variable: str) -> str:
     if not text.strip():
         raise ValueError(f"{variable}: the file is empty")
     return text
+
+
+def store_password_option(path: Path | None) -> str | None:
+    """For CLI commands: the store password read from `path` (--store-password-file), or InputError."""
+    if path is None:
+        return None
+    try:
+        return read_secret(path, "EGQA_STORE_PASSWORD_FILE")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 def is_loopback(host: str) -> bool:

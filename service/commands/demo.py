@@ -50,7 +50,9 @@ def demo(
     typer.echo(f"\nprecision-recall figure: {out / 'eval' / 'pr_curves.png'}")
     typer.echo(f"scores: {out / 'eval' / 'scores.jsonl'}   report: {out / 'eval' / 'report.json'}")
     if result.examples:
-        typer.echo("\nThree true test propositions, answered through an entailment edge (the same predicate left out):")
+        count = {1: "One true test proposition", 2: "Two true test propositions"}.get(
+            len(result.examples), f"{len(result.examples)} true test propositions")
+        typer.echo(f"\n{count}, answered through an entailment edge (the same predicate left out):")
         for example in result.examples:
             typer.echo(format_example(example))
     typer.echo(f"\nAsk your own: egqa serve --graphs {out / 'graphs'} --store sqlite:///{out / 'evidence.db'}, then\n"

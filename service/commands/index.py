@@ -8,10 +8,9 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
-from graph_builder.errors import InputError
 from retrieval.factory import DEFAULT_STORE_URL, open_store
 from retrieval.ingest import DEFAULT_BATCH_SIZE, count_triples, index_dataset
-from service.settings import read_secret
+from service.settings import store_password_option
 
 
 def index(
@@ -31,12 +30,7 @@ def index(
     """Add every triple of a dataset to an evidence store (re-running adds nothing twice)."""
     total = count_triples(triples)
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
-    password = None
-    if store_password_file is not None:
-        try:
-            password = read_secret(store_password_file, "EGQA_STORE_PASSWORD_FILE")
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+    password = store_password_option(store_password_file)
     with open_store(store, password=password) as target, tqdm(total=total, desc="index", unit="triple", dynamic_ncols=True) as bar:
         summary = index_dataset(triples, target, batch_size=batch_size, progress=bar.update, splits=splits,
                                 replace=replace)
