@@ -103,7 +103,6 @@ def is_common_noun(surface: str, type_: str) -> bool:
     return type_ == UNKNOWN_TYPE and bool(words) and words[-1] == words[-1].lower() and bool(_WORD.search(words[-1]))
 
 
-@lru_cache(maxsize=1 << 18)
 def company_name(name: str) -> str:
     """A company name without its legal form or a trailing group word: `goldman sachs group inc` -> `goldman
     sachs`. A name that would be left empty, or with no letter, is kept whole."""
@@ -115,6 +114,11 @@ def company_name(name: str) -> str:
     # Whole words only ("u.s." keeps its stop), never down to nothing or an article.
     whole_words = name.startswith(result + " ") or name.startswith(result + ",")
     return result if whole_words and _WORD.search(result) and result not in {"the", "a", "an"} else name
+
+
+# The corpus pass asks the same names millions of times; the service asks with whatever a user typed, so it calls
+# company_name itself and keeps nothing.
+_cached_company_name = lru_cache(maxsize=1 << 18)(company_name)
 
 
 def base_name(name: str, surface: str, type_: str) -> str:
@@ -129,7 +133,7 @@ def base_reading(name: str, surface: str, type_: str) -> tuple[str, str | None]:
         head = name.split()[-1] if name else name
         return head, "common-noun head" if head != name else None
     if type_ in {"organization", UNKNOWN_TYPE}:
-        company = company_name(name)
+        company = _cached_company_name(name)
         return company, "legal form" if company != name else None
     return name, None
 

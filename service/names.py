@@ -96,7 +96,10 @@ class NameResolver:
             hit = self._resolve(name, type_hint)
             if not strict and type_hint is not None and hit.how in {"unknown", "ambiguous"}:
                 hit = self._resolve(name, None)
-            self._cache[key] = hit
+            # Only names the store holds are remembered: what users type that it does not know would fill the
+            # cache with strings no later question needs (memory under free text stays flat).
+            if hit.how != "unknown":
+                self._cache[key] = hit
         return hit
 
     def forget(self, names: Iterable[str]) -> None:

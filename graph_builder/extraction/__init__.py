@@ -111,6 +111,17 @@ def relation_dict(rel: Relation) -> dict[str, object]:
 
 
 _ZONE_LOCK = threading.Lock()
+# spaCy's rule lemmatizer memoises every (word, tag, morphology) it meets in a dict that a memory zone does not
+# scope: a service parsing words it has never seen would grow it without end. Past this many entries it starts over.
+LEMMA_CACHE_LIMIT = 20_000
+
+
+def _bound_lemma_cache(nlp: Language) -> None:
+    """Empty the lemmatizer's memo once it holds LEMMA_CACHE_LIMIT entries (it only saves time)."""
+    if "lemmatizer" in nlp.pipe_names:
+        cache = getattr(nlp.get_pipe("lemmatizer"), "cache", None)
+        if isinstance(cache, dict) and len(cache) >= LEMMA_CACHE_LIMIT:
+            cache.clear()
 
 
 def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
@@ -120,6 +131,7 @@ def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
         doc = Doc(nlp.vocab, words=[word])
         doc[0].pos_ = "NOUN"
         lemmas = nlp.get_pipe("lemmatizer").rule_lemmatize(doc[0])  # type: ignore[attr-defined]
+        _bound_lemma_cache(nlp)
         return str(lemmas[0]).lower() if lemmas else word
 
 
@@ -130,7 +142,9 @@ def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = T
     # to the vocabulary when it ends (the results are plain Python strings). Zones share one vocabulary, so
     # one parse at a time enters one.
     with _ZONE_LOCK, nlp.memory_zone():
-        return [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
+        triples = [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
+        _bound_lemma_cache(nlp)
+        return triples
 
 
 def pipe_docs(texts: Iterable[str], model: str = DEFAULT_MODEL, batch_size: int = 32) -> Iterator[Doc]:

@@ -27,3 +27,18 @@ def test_new_words_do_not_stay_in_the_vocabulary() -> None:
     assert results == [extract_text(q) for q in questions[:20]] + results[20:]
     assert sum(bool(r) and r[0]["predicate"] == "(buy.1,buy.2)" for r in results) >= 190
     assert results[0][0]["object"].endswith(" corp") and all(lemma.islower() for lemma in lemmas)
+
+
+def test_the_lemmatizer_memo_stays_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import graph_builder.extraction as extraction
+
+    monkeypatch.setattr(extraction, "LEMMA_CACHE_LIMIT", 50)
+    cache = load_pipeline().get_pipe("lemmatizer").cache  # type: ignore[attr-defined]
+    rng = random.Random(11)
+    sizes = []
+    for _ in range(40):
+        extract_text(f"{_word(rng)} bought {_word(rng)} from {_word(rng)}.")
+        noun_lemma(_word(rng).lower() + "s")
+        sizes.append(len(cache))
+    # Without a bound every new word adds entries; with one, the memo never passes the limit.
+    assert max(sizes) < 50 + 20 and len(set(sizes)) > 1
