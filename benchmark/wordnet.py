@@ -102,6 +102,22 @@ def _lemma_text(name: str) -> str:
     return name.replace("_", " ").lower()
 
 
+def _lemma_sets_below(senses: list[Synset], phrase: str, depth: int) -> tuple[tuple[str, ...], ...]:
+    """The hyponym synsets up to `depth` levels below `senses`, as sorted lemma tuples without `phrase` itself,
+    in synset-name order."""
+    own = {_lemma_text(phrase)}
+    found: dict[str, tuple[str, ...]] = {}
+    frontier = senses
+    for _ in range(depth):
+        below = [h for synset in frontier for h in synset.hyponyms()]
+        for synset in below:
+            lemmas = tuple(sorted({_lemma_text(n) for n in synset.lemma_names()} - own))
+            if lemmas:
+                found[synset.name()] = lemmas
+        frontier = below
+    return tuple(found[name] for name in sorted(found))
+
+
 class WordNet:
     """Hyponym and synonym lookups over one NLTK WordNet reader, with per-query caches."""
 
@@ -125,17 +141,7 @@ class WordNet:
         """Return the hyponym synsets (up to `depth` levels below any sense) as sorted lemma tuples."""
         key = ("hypo", _phrase_key(phrase), pos, depth * 1000 + (max_senses or 0))
         if key not in self._cache:
-            own = {_lemma_text(phrase)}
-            found: dict[str, tuple[str, ...]] = {}
-            frontier = self.synsets(phrase, pos)[:max_senses]
-            for _ in range(depth):
-                below = [h for synset in frontier for h in synset.hyponyms()]
-                for synset in below:
-                    lemmas = tuple(sorted({_lemma_text(n) for n in synset.lemma_names()} - own))
-                    if lemmas:
-                        found[synset.name()] = lemmas
-                frontier = below
-            self._cache[key] = tuple(found[name] for name in sorted(found))
+            self._cache[key] = _lemma_sets_below(self.synsets(phrase, pos)[:max_senses], phrase, depth)
         return self._cache[key]
 
     def senses(self, phrase: str, pos: str) -> list[Sense]:
@@ -151,17 +157,7 @@ class WordNet:
         """Return the hyponym synsets (up to `depth` levels) of the named senses only, as lemma tuples."""
         key = ("sense-hypo", _phrase_key(phrase), "|".join(senses), depth)
         if key not in self._cache:
-            own = {_lemma_text(phrase)}
-            found: dict[str, tuple[str, ...]] = {}
-            frontier = [self.reader.synset(name) for name in senses]
-            for _ in range(depth):
-                below = [h for synset in frontier for h in synset.hyponyms()]
-                for synset in below:
-                    lemmas = tuple(sorted({_lemma_text(n) for n in synset.lemma_names()} - own))
-                    if lemmas:
-                        found[synset.name()] = lemmas
-                frontier = below
-            self._cache[key] = tuple(found[name] for name in sorted(found))
+            self._cache[key] = _lemma_sets_below([self.reader.synset(name) for name in senses], phrase, depth)
         return self._cache[key]
 
     def hyponyms(self, phrase: str, pos: str, depth: int = 1) -> list[str]:
