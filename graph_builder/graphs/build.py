@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,8 +25,9 @@ from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, Gra
                                          merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.spill import CountSpill
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
-from graph_builder.graphs.measures import (CLEAN_SUFFIX, LOCAL_MEASURES, MEASURE_VERSIONS, base_measure, block_scores,
-                                           check_measures, prepare, row_blocks, select_edges, to_csr)
+from graph_builder.graphs.completion import CompletionParams, complete_counts
+from graph_builder.graphs.measures import (CLEAN_SUFFIX, LP_SUFFIX, MEASURE_VERSIONS, Prepared, block_scores,
+                                           check_measures, prepare, row_blocks, select_edges, split_measure, to_csr)
 from graph_builder.triples import dataset_checksum, shard_files
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class BuildParams:
     measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos", "binc_clean", "global")
     splits: tuple[str, ...] | None = None  # keep only triples of these corpus splits (e.g. the induction period)
     global_step: GlobalParams = GlobalParams()
+    completion: CompletionParams = CompletionParams()  # link prediction before the `_lp` measures
     block_rows: int = 2048
     count_partition_rows: int = DEFAULT_COUNT_PARTITION_ROWS  # triples per counting chunk and hash partition
 
@@ -78,8 +80,10 @@ class BuildParams:
         d["measures"] = list(self.measures)
         d["splits"] = list(self.splits) if self.splits is not None else None
         d["global_step"] = self.global_step.recorded() if "global" in self.measures else None
-        if any(m.endswith(CLEAN_SUFFIX) or m == "global" for m in self.measures):
+        variants = {split_measure(m)[1] for m in self.measures}
+        if "global" in self.measures or any(CLEAN_SUFFIX in v for v in variants):
             d["cleaning"] = CLEANING
+        d["completion"] = self.completion.recorded() if any(LP_SUFFIX in v for v in variants) else None
         return d
 
 
@@ -206,20 +210,38 @@ def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler:
         yield spill, used
 
 
+def _clean_prepared(gc: GraphCounts, params: BuildParams, completed: bool) -> Prepared:
+    if gc.clean is None:
+        raise InputError(f"{gc.name}: clean counts missing; count with count_matrices")
+    counts = complete_counts(gc.clean, params.completion) if completed else gc.clean
+    return prepare(counts, gc.co_extracted, negation_partners(gc.nodes), params.min_shared_features)
+
+
+# Count variant (measure-name suffix, measures.COUNT_VARIANTS) -> the matrices its measures are computed from.
+VARIANT_PREPARERS: dict[str, Callable[[GraphCounts, BuildParams], Prepared]] = {
+    "": lambda gc, params: prepare(gc.matrix),
+    CLEAN_SUFFIX: lambda gc, params: _clean_prepared(gc, params, completed=False),
+    LP_SUFFIX: lambda gc, params: prepare(complete_counts(gc.matrix, params.completion)),
+    CLEAN_SUFFIX + LP_SUFFIX: lambda gc, params: _clean_prepared(gc, params, completed=True),
+}
+
+
 def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -> dict[str, sp.csr_matrix]:
     """Compute every local measure of one graph block by block; return measure -> CSR matrix."""
-    plain = tuple(m for m in params.measures if m in LOCAL_MEASURES)
-    clean = tuple(base_measure(m) for m in params.measures if m.endswith(CLEAN_SUFFIX))
-    preps = [(prepare(gc.matrix), plain, "")]
-    if clean:
-        if gc.clean is None:
-            raise InputError(f"{gc.name}: clean counts missing; count with count_matrices")
-        preps.append((prepare(gc.clean, gc.co_extracted, negation_partners(gc.nodes), params.min_shared_features),
-                      clean, CLEAN_SUFFIX))
+    wanted: dict[str, list[str]] = {}
+    for m in params.measures:
+        if m != "global":
+            base, variant = split_measure(m)
+            wanted.setdefault(variant, []).append(base)
+    preps = [(VARIANT_PREPARERS[variant](gc, params), tuple(bases), variant) for variant, bases in wanted.items()]
+    if not preps:
+        return {}
+    # Blocks bounded by the densest variant's candidates (completion adds some).
+    densest = max(preps, key=lambda x: x[0].binary.nnz)[0]
     n = len(gc.nodes)
     # Per block only row lengths, int32 columns and scores are kept (12 bytes an edge).
     parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
-    for start, stop in row_blocks(preps[0][0].binary, params.block_rows):
+    for start, stop in row_blocks(densest.binary, params.block_rows):
         for prep, names, suffix in preps:
             if not names:
                 continue

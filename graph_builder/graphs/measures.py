@@ -27,20 +27,34 @@ IntArray = npt.NDArray[np.int64]
 
 # Short name -> versioned name recorded in artefacts; bump the version when a formula changes.
 LOCAL_MEASURES: dict[str, str] = {"binc": "binc.v1", "weeds": "weeds.v1", "lin": "lin.v1", "cos": "cos.v1"}
+LOCAL_DIRECTIONAL: dict[str, bool] = {"binc": True, "weeds": True, "lin": False, "cos": False}
 CLEAN_SUFFIX = "_clean"
+LP_SUFFIX = "_lp"
+# The counts a local measure is computed on, named by a suffix of its name -> the tag in its version:
+# the published counts, the clean counts, and either completed by link prediction (completion.py).
+COUNT_VARIANTS: dict[str, str] = {"": "", CLEAN_SUFFIX: ".clean", LP_SUFFIX: ".lp",
+                                  CLEAN_SUFFIX + LP_SUFFIX: ".clean.lp"}
 MEASURE_VERSIONS: dict[str, str] = {
-    **LOCAL_MEASURES,
-    **{f"{m}{CLEAN_SUFFIX}": v.replace(".v1", ".clean.v1") for m, v in LOCAL_MEASURES.items()},
+    **{f"{m}{suffix}": v.replace(".v1", f"{tag}.v1") for suffix, tag in COUNT_VARIANTS.items()
+       for m, v in LOCAL_MEASURES.items()},
     "global": "global.v1",
 }
-DIRECTIONAL: dict[str, bool] = {"binc": True, "weeds": True, "lin": False, "cos": False, "binc_clean": True,
-                                "weeds_clean": True, "lin_clean": False, "cos_clean": False, "global": True}
+DIRECTIONAL: dict[str, bool] = {
+    **{f"{m}{suffix}": d for suffix in COUNT_VARIANTS for m, d in LOCAL_DIRECTIONAL.items()}, "global": True}
 DEFAULT_MEASURE = "binc"
+
+
+def split_measure(name: str) -> tuple[str, str]:
+    """Return a local measure's formula and count variant (`binc_clean_lp` -> (`binc`, `_clean_lp`))."""
+    for suffix in sorted(COUNT_VARIANTS, key=len, reverse=True):
+        if suffix and name.endswith(suffix) and name[:-len(suffix)] in LOCAL_MEASURES:
+            return name[:-len(suffix)], suffix
+    return name, ""
 
 
 def base_measure(name: str) -> str:
     """Return the local formula a measure name uses (`binc_clean` -> `binc`)."""
-    return name[:-len(CLEAN_SUFFIX)] if name.endswith(CLEAN_SUFFIX) else name
+    return split_measure(name)[0]
 
 
 def check_measures(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -342,11 +356,11 @@ def measure_matrix(counts: sp.spmatrix | sp.sparray, measure: str, top_k: int | 
     For a `_clean` name pass the clean counts with their co-extracted triples, NEG__ partners and
     the minimum of shared features an edge needs."""
     check_measures([measure])
-    base = base_measure(measure)
-    if base not in LOCAL_MEASURES:
-        raise InputError(f"{measure!r} is not a local measure; "
+    base, variant = split_measure(measure)
+    if base not in LOCAL_MEASURES or LP_SUFFIX in variant:
+        raise InputError(f"{measure!r} is not a local measure of given counts; "
                          f"valid: {', '.join(LOCAL_MEASURES)} and their _clean twins")
-    clean = measure.endswith(CLEAN_SUFFIX)
+    clean = variant == CLEAN_SUFFIX
     prep = prepare(counts, excluded if clean else None, partner if clean else None, min_shared if clean else 1)
     parts = []
     for start, stop in row_blocks(prep.binary, block_rows):

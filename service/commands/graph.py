@@ -11,6 +11,7 @@ import typer
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, BuildParams,
                                         build_graphs)
+from graph_builder.graphs.completion import CompletionParams
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
 
@@ -35,6 +36,14 @@ def build(
     global_lambda1: Annotated[float, typer.Option(help="Global step: sparsity weight.")] = 0.01,
     global_lambda2: Annotated[float, typer.Option(help="Global step: paraphrase-resolution weight.")] = 1.5,
     global_epsilon: Annotated[float, typer.Option(help="Global step: paraphrase threshold.")] = 0.3,
+    lp_rank: Annotated[int, typer.Option(min=1, help="_lp measures (link prediction): latent dimensions of the "
+                                                     "factorisation.")] = CompletionParams.rank,
+    lp_per_row: Annotated[float, typer.Option(min=0.0, help="_lp measures: argument pairs added per predicate, as a "
+                                                            "multiple of those it has.")] = CompletionParams.per_row,
+    lp_max_per_row: Annotated[int, typer.Option(min=1, help="_lp measures: at most this many added per "
+                                                            "predicate.")] = CompletionParams.max_per_row,
+    lp_min_value: Annotated[float, typer.Option(min=0.0, help="_lp measures: predicted log(1 + count) an added "
+                                                              "pair needs.")] = CompletionParams.min_value,
     count_partition_rows: Annotated[int, typer.Option(min=1, help="Counting memory bound: triples counted per chunk "
                                                               "and per on-disk hash partition (partitions = input "
                                                               "rows / this). Does not change the output.")] = DEFAULT_COUNT_PARTITION_ROWS,
@@ -51,6 +60,8 @@ def build(
                          measures=tuple(m.strip() for m in measures.split(",") if m.strip()), splits=splits,
                          global_step=GlobalParams(lambda1=global_lambda1, lambda2=global_lambda2,
                                                   epsilon=global_epsilon, iterations=global_iterations),
+                         completion=CompletionParams(rank=lp_rank, per_row=lp_per_row, max_per_row=lp_max_per_row,
+                                                     min_value=lp_min_value),
                          count_partition_rows=count_partition_rows)
     summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
     edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
