@@ -22,6 +22,7 @@ import orjson
 
 from benchmark.audit import audit_benchmark, format_audit
 from benchmark.build import BuildConfig, build_benchmark_files, read_jsonl
+from benchmark.stats import BenchmarkStats
 from graph_builder.download import resolve_corpus
 from graph_builder.errors import StoreError
 from graph_builder.graphs.build import BuildParams, build_graphs
@@ -43,23 +44,12 @@ class DemoResult:
     """Where the demo wrote everything, and the evaluation it printed."""
 
     out: Path
-    benchmark_stats: dict[str, object]
+    benchmark_stats: BenchmarkStats
     evaluation: EvalResult
     audit: dict[str, dict[str, Any]] = field(default_factory=dict)  # hypothesis-only audit of dev and test
     examples: list[dict[str, Any]] = field(default_factory=list)  # true test propositions answered through an edge
     service_url: str = ""
     page_query: str = ""  # the web page's address query (`?q=...&date=...`) of an example question with evidence
-
-
-def benchmark_table(stats: dict[str, object]) -> str:
-    """The benchmark's splits as a table: dates, windows, bundles, propositions, share true."""
-    rows = [("split", "dates", "windows", "bundles", "true", "false", "xi")]
-    for split, s in (stats.get("splits") or {}).items():  # type: ignore[union-attr]
-        dates = s.get("dates") or ["-", "-"]
-        rows.append((split, f"{dates[0]} .. {dates[1]}", f"{s['windows']:,}", f"{s['bundles']:,}",
-                     f"{s['positives']:,}", f"{s['negatives']:,}", f"{s['xi']:.3f}" if s.get("xi") else "-"))
-    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
 
 def example_answers(url: str, entries: list[dict[str, Any]], scores: Path, scorer: str = "binc",
