@@ -576,19 +576,3 @@ def _without_password(url: str) -> str:
     if parts.password is None:
         return url
     return url.replace(f":{parts.password}@", ":***@", 1)
-
-
-def wait_until_up(url: str, timeout: float = 60.0) -> bool:
-    """Return True once the cluster at `url` is yellow or green, False after `timeout` seconds."""
-    store = ElasticsearchStore.from_url(url, request_timeout=5.0)
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            try:
-                store.ping()
-                return True
-            except StoreError:
-                time.sleep(1.0)
-        return False
-    finally:
-        store.close()
