@@ -127,13 +127,11 @@ class BenchmarkStats:
     def table(self) -> str:
         """The splits as a text table: dates, windows, bundles, positives, negatives and share true (xi)."""
         numbers = ("windows", "bundles", "positives", "negatives", "xi")
-        out = table(("split", "dates", *numbers), right=numbers)
-        for name, s in self.splits.items():
-            out.add_row(name, " .. ".join(s.dates) if s.dates else "-", f"{s.windows:,}", f"{s.bundles:,}",
-                        f"{s.positives:,}", f"{s.negatives:,}", _xi(s.xi), end_section=name == list(self.splits)[-1])
-        out.add_row("all", "", f"{self.windows:,}", f"{sum(s.bundles for s in self.splits.values()):,}",
-                    f"{self.positives:,}", f"{self.negatives:,}", _xi(self.xi))
-        return render(out)
+        rows = [(name, " .. ".join(s.dates) if s.dates else "-", f"{s.windows:,}", f"{s.bundles:,}",
+                 f"{s.positives:,}", f"{s.negatives:,}", _xi(s.xi)) for name, s in self.splits.items()]
+        rows.append(("all", "", f"{self.windows:,}", f"{sum(s.bundles for s in self.splits.values()):,}",
+                     f"{self.positives:,}", f"{self.negatives:,}", _xi(self.xi)))
+        return render(table(("split", "dates", *numbers), right=numbers, rows=rows))
 
     def summary(self) -> str:
         """One line on the senses chosen, fragment positives dropped and probably-true negatives removed."""

@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
+from rich.text import Text
 
 
-def table(columns: Sequence[str], right: Sequence[str] = (), title: str | None = None) -> Table:
-    """Return an empty table with these column headers; the columns named in `right` are right-aligned."""
-    out = Table(*columns, title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                header_style="", title_style="")
-    for column in out.columns:
-        if column.header in right:
-            column.justify = "right"
+def table(columns: Sequence[str], right: Iterable[str] = (), rows: Iterable[Sequence[object]] = ()) -> Table:
+    """Return a table with these column headers (those named in `right` right-aligned) and these rows."""
+    aligned = set(right)
+    out = Table(*(Column(Text(name), justify="right" if name in aligned else "left", no_wrap=True)
+                  for name in columns), box=None, pad_edge=False, show_edge=False, header_style="")
+    for row in rows:
+        add_row(out, *row)
     return out
 
 
-def render(table_: Table, width: int = 160) -> str:
-    """Return the table as plain text (no colour, no trailing spaces), at most `width` characters wide."""
+def add_row(table_: Table, *cells: object) -> None:
+    """Add a row of cells shown as they are (brackets in them are text, never rich markup)."""
+    table_.add_row(*(Text(str(cell)) for cell in cells))
+
+
+def render(table_: Table, width: int = 400) -> str:
+    """Return the table as plain text (no colour, no trailing spaces)."""
     buffer = io.StringIO()
     Console(file=buffer, width=width, color_system=None, force_terminal=False, highlight=False,
             emoji=False).print(table_)

@@ -13,6 +13,7 @@ from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MI
                                         build_graphs)
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
+from graph_builder.tables import render, table
 
 graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, embed, export, evaluate.",
                         no_args_is_help=True)
@@ -107,10 +108,10 @@ def stats(
     if as_json:
         typer.echo(orjson.dumps(rows).decode())
         return
-    typer.echo(f"{'measure':<11} {'edges':>10} {'1.0 both ways':>14} {'>=0.99 both':>12} {'NEG edges':>10}")
-    for r in rows:
-        typer.echo(f"{r['measure']:<11} {r['edges']:>10,} {r['pairs_at_1_both_ways']:>14,} "
-                   f"{r['pairs_near_1_both_ways']:>12,} {r['neg_edges']:>10,}")
+    numbers = ("edges", "1.0 both ways", ">=0.99 both", "NEG edges")
+    typer.echo(render(table(("measure", *numbers), right=numbers, rows=[
+        (r["measure"], f"{r['edges']:,}", f"{r['pairs_at_1_both_ways']:,}", f"{r['pairs_near_1_both_ways']:,}",
+         f"{r['neg_edges']:,}") for r in rows])))
 
 
 def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | None) -> dict[str, object]:

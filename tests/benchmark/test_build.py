@@ -155,7 +155,7 @@ def test_stats_json_keeps_its_shape_and_the_table_its_numbers() -> None:
         "windows", "window_ids", "dates", "articles", "candidate_windows", "candidate_bundles", "bundles",
         "positives", "negatives", "xi", "buckets"}
     assert written["graph_period"]["split"] == "TRAIN"  # type: ignore[index]
-    rows = {line.split()[0]: line.split() for line in stats.table().splitlines()[2:] if line.strip()}
+    rows = {line.split()[0]: line.split() for line in stats.table().splitlines()[1:]}
     assert rows["test"][-5:] == ["1", "2", "2", "2", "0.500"]  # windows, bundles, positives, negatives, xi
     assert rows["all"][-4:] == ["3", "3", "4", "0.429"]
 

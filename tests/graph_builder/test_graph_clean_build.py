@@ -150,6 +150,14 @@ def test_edge_stats_count_both_way_ones_and_negation_edges(tmp_path: Path) -> No
     # a <-> b at 1.0 both ways (one pair; NEG a -> b is 1.0 one way only); a <-> NEG a: two edges.
     assert stats == {"measure": "binc", "edges": 5, "pairs_at_1_both_ways": 1, "pairs_near_1_both_ways": 1,
                      "neg_edges": 2}
+    app = typer.Typer()
+    graph_cmd.register(app)
+    shown = CliRunner().invoke(app, ["graph", "stats", str(tmp_path)])
+    assert shown.exit_code == 0, shown.output
+    head, row = shown.output.splitlines()
+    assert head.split() == ["measure", "edges", "1.0", "both", "ways", ">=0.99", "both", "NEG", "edges"]
+    assert row.split() == ["binc", "5", "1", "1", "2"]
+    assert head.index("NEG edges") + len("NEG edges") == len(row)  # numbers right-aligned under their heads
 
 
 def test_cli_build_records_support_and_global_choices(built: tuple[Path, Path], tmp_path: Path) -> None:
