@@ -47,7 +47,8 @@ def test_audit_reports_auc_norm(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert orjson.loads(result.output)["auc_norm"] > 0.95
     missing = CliRunner().invoke(app, ["benchmark", "audit", str(tmp_path / "none.jsonl")])
-    assert missing.exit_code != 0
+    assert missing.exit_code == 2
+    assert missing.stderr.startswith("error: ") and "none.jsonl" in missing.stderr
 
 
 def test_audit_of_a_folder_prints_dev_and_test(tmp_path: Path) -> None:
