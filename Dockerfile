@@ -9,6 +9,8 @@ ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 # ---- deps: the venv with egqa's dependencies (spaCy model included, from PyPI), read from pyproject.toml ----
 # A stage of its own, so the slowest layer is rebuilt only when the dependencies change, never for a code edit.
+# The one extra the image needs (here and in the build stage): `elasticsearch`, the client of the store
+# docker-compose.yml serves from.
 FROM ${PYTHON_IMAGE} AS deps
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -17,7 +19,7 @@ RUN python -m venv /opt/egqa
 WORKDIR /src
 COPY pyproject.toml ./
 COPY scripts/install.sh scripts/install.sh
-RUN EGQA_STEPS=deps PYTHON=/opt/egqa/bin/python bash scripts/install.sh
+RUN EGQA_STEPS=deps EGQA_EXTRAS=elasticsearch PYTHON=/opt/egqa/bin/python bash scripts/install.sh
 
 # ---- build: egqa itself into that venv, then what the runtime does not need cut from it ----
 FROM deps AS build
@@ -26,9 +28,9 @@ COPY graph_builder graph_builder
 COPY retrieval retrieval
 COPY benchmark benchmark
 COPY service service
-# A regular (not editable), extras-free install: the runtime stage copies the venv, not this tree.
+# A regular (not editable) install with the image's extras: the runtime stage copies the venv, not this tree.
 # Then cut the installers (pip, setuptools, wheel) and the packages' own test suites: nothing imports them.
-RUN EGQA_STEPS=python EGQA_EXTRAS= EGQA_EDITABLE=0 PYTHON=/opt/egqa/bin/python bash scripts/install.sh \
+RUN EGQA_STEPS=python EGQA_EXTRAS=elasticsearch EGQA_EDITABLE=0 PYTHON=/opt/egqa/bin/python bash scripts/install.sh \
     && echo "venv before cuts: $(du -sh /opt/egqa | cut -f1)" \
     && /opt/egqa/bin/python -m pip uninstall --quiet --yes pip setuptools wheel \
     && find /opt/egqa/lib -depth -type d -path '*/site-packages/*' -name tests \

@@ -18,7 +18,7 @@ Stages, each in a child process (`python -m service ...`, the `egqa` CLI, with t
              which --measures or a --scorers naming them brings in)
   serve      `egqa serve` until /ready (EGQA_LM=false, EGQA_STORE_TIMEOUT=30 as scripts/full_run.sh)
   evaluate   `egqa evaluate` over HTTP with binc, then with every scorer of --scorers in one run; the
-             service's RSS and CPU are sampled from /proc meanwhile; --resamples 0 by default (no bootstrap
+             service's RSS and CPU are sampled meanwhile; --resamples 0 by default (no bootstrap
              intervals, as the paper; the CLI's default is 1000)
   in-process ScoringEngine.judge on the same propositions in batches of the same size (the baseline of
              "HTTP rate / in-process rate"); every HTTP score is checked to be the in-process score as the API
@@ -49,6 +49,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 sys.path.insert(0, str(REPO))
 
 import orjson  # noqa: E402
+import psutil  # noqa: E402
 
 from bench.synthetic import (  # noqa: E402
     BENCHMARK_FILE, EVAL_SPLIT, GRAPH_SPLIT, TRIPLES_DIR, CorpusSpec, cached, generate_booqa)
@@ -117,7 +118,7 @@ def cli(*args: str) -> list[str]:
 
 
 class ProcessSampler:
-    """Sample a process's RSS and CPU time from /proc on a thread; report per measured span."""
+    """Sample a process's RSS and CPU time on a thread; report per measured span."""
 
     def __init__(self, pid: int, interval: float = 0.2) -> None:
         self.pid = pid
@@ -128,18 +129,19 @@ class ProcessSampler:
         self._thread.start()
 
     def _run(self) -> None:
-        from service.demo import rss_mb
+        from bench._support import rss_mb
 
         while not self._stop.wait(self.interval):
             try:
                 self.peak = max(self.peak, rss_mb(self.pid))
-            except (OSError, RuntimeError):
+            except psutil.Error:
                 return  # the process is gone
 
     def cpu_seconds(self) -> float:
         """User plus system CPU seconds the process has used so far."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        from bench._support import cpu_seconds
+
+        return cpu_seconds(self.pid)
 
     def high_water_mb(self) -> float:
         """The kernel's record of the process's peak RSS (VmHWM), in MB."""
@@ -151,7 +153,7 @@ class ProcessSampler:
     @contextmanager
     def span(self) -> Iterator[dict[str, float]]:
         """Measure the process's peak sampled RSS and CPU seconds over the `with` block."""
-        from service.demo import rss_mb
+        from bench._support import rss_mb
 
         self.peak = rss_mb(self.pid)
         cpu = self.cpu_seconds()
@@ -323,13 +325,13 @@ class Bench:
                    "--concurrency", str(self.args.concurrency), "--resamples", str(self.args.resamples))
         with sampler.span() as server:
             use = run_child(argv, self.logs / f"evaluate-{label}.log")
-        from service.demo import rss_breakdown
+        from bench._support import rss_breakdown
 
         try:
             self.memory[label] = rss_breakdown(sampler.pid, {"graph artefacts": self.work / "graphs",
                                                              "SQLite store file": self.work / "evidence.db"})
-        except OSError:
-            pass
+        except psutil.Error:
+            pass  # the service is gone
         self.quality[label] = read_report(out)
         n = self.stats["propositions"] * len(scorers)
         self.add(Stage(f"evaluate-{label}", f"evaluate over HTTP: {label}", use.seconds, use.cpu, use.peak_mb,
@@ -341,7 +343,8 @@ class Bench:
 
     def serve_and_evaluate(self, store: str, label: str) -> None:
         """Start the service on `store`, evaluate binc (then every --scorers scorer), stop it."""
-        from service.demo import rss_mb, service_process
+        from bench._support import rss_mb
+        from service.demo import service_process
 
         runs = self.evaluations(label)
         done = {name for name, _ in runs

@@ -22,7 +22,6 @@ Usage: python bench/ingest.py [--build out/demo] [--articles 2000] [--workers 1]
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import itertools
 import os
@@ -49,9 +48,8 @@ import orjson  # noqa: E402
 
 from graph_builder.corpus import ReadReport, read_jsonl_file  # noqa: E402
 from graph_builder.live import prepare  # noqa: E402
-from graph_builder.pipeline import extract_corpus  # noqa: E402
 from graph_builder.triples import read_triples  # noqa: E402
-from service.demo import free_port  # noqa: E402
+from service.demo import ServiceProcess, service_process  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DING = REPO.parent / "shared" / "data" / "reuters_ding2014" / "reuters_ding2014.jsonl.gz"
@@ -104,43 +102,12 @@ def halved(graphs: Path, out: Path) -> Path:
 
 # -- the service and the load ------------------------------------------------------------------------------
 
-@dataclass
-class Server:
-    """A running `egqa serve` child process."""
-
-    url: str
-    proc: subprocess.Popen[bytes]
-
-
 @contextmanager
-def serve(graphs: Path, store: Path, log: Path, workers: int) -> Iterator[Server]:
+def serve(graphs: Path, store: Path, log: Path, workers: int) -> Iterator[ServiceProcess]:
     """Run `egqa serve` over `store` in a child process until /ready; stop it afterwards (if still running)."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "EGQA_LM": "false", "EGQA_LOG_LEVEL": "warning",
-           "EGQA_INGEST_WORKERS": str(workers), "EGQA_MAX_BODY_BYTES": "50000000"}
-    with log.open("ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--graphs", str(graphs), "--store",
-                                 f"sqlite:///{store}", "--port", str(port)], cwd=REPO, env=env, stdout=out,
-                                stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"egqa serve exited; see {log}")
-        try:
-            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"egqa serve did not get ready; see {log}")
-        time.sleep(0.2)
-    try:
-        yield Server(url, proc)
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(60)
+    env = {"EGQA_LM": "false", "EGQA_INGEST_WORKERS": str(workers), "EGQA_MAX_BODY_BYTES": "50000000"}
+    with service_process(graphs, f"sqlite:///{store}", log, env=env, stop_timeout=60) as served:
+        yield served
 
 
 @dataclass
@@ -374,8 +341,8 @@ def main() -> None:
             accepted = post_all(client, bulk)
             # Kill once about a third is indexed: some articles done, some claimed by a worker, most waiting.
             wait_indexed(client, [r["id"] for r in bulk[:len(bulk) // 3]])
-            os.kill(server.proc.pid, signal.SIGKILL)
-            server.proc.wait(60)
+            os.kill(server.process.pid, signal.SIGKILL)
+            server.process.wait(60)
         with sqlite3.connect(work / "recovery.ingest.db") as conn:
             at_kill = dict(conn.execute("SELECT status, count(*) FROM articles GROUP BY status").fetchall())
         with serve(graphs, store, log, args.workers) as server, httpx.Client(base_url=server.url, timeout=120) as client:

@@ -23,10 +23,12 @@ from pathlib import Path
 
 # Run as a script, this folder comes first on sys.path and bench/retrieval.py would shadow the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout: bench._support
 
 import httpx  # noqa: E402
 
-from service.demo import rss_mb, service_process  # noqa: E402
+from bench._support import descriptors, rss_mb  # noqa: E402
+from service.demo import service_process  # noqa: E402
 
 HALF_HEAD = b"GET /health HTTP/1.1\r\nHost: probe\r\nX-Slow: "
 
@@ -97,11 +99,6 @@ def _open_half(host: str, port: int, count: int, hold: float,
         return len(streams), failed, closed
 
     ready.put(asyncio.run(run()))
-
-
-def descriptors(pid: int) -> int:
-    """Return how many file descriptors process `pid` holds open."""
-    return sum(1 for _ in Path(f"/proc/{pid}/fd").iterdir())
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,15 @@ from pathlib import Path
 
 # Run as a script, this folder comes first on sys.path and bench/retrieval.py would shadow the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout: bench._support
 
 import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 
 from graph_builder.triples import read_triples  # noqa: E402
 from retrieval.backends.sqlite import SQLiteStore  # noqa: E402
-from service.demo import open_files, rss_mb, service_process  # noqa: E402
+from bench._support import open_files, rss_mb  # noqa: E402
+from service.demo import service_process  # noqa: E402
 
 
 async def soak(url: str, pid: int, db: Path, bodies: list[dict[str, object]], seconds: float, rate: float,

@@ -19,10 +19,12 @@ from pathlib import Path
 
 # Run as a script, this folder comes first on sys.path and bench/retrieval.py would shadow the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout: bench._support
 
 import httpx  # noqa: E402
 
-from service.demo import rss_mb, service_process  # noqa: E402
+from bench._support import rss_mb  # noqa: E402
+from service.demo import service_process  # noqa: E402
 
 
 def made_up(rng: random.Random) -> str:

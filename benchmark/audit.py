@@ -22,6 +22,7 @@ from benchmark.build import parse_predicate, read_jsonl
 from benchmark.metrics import DEFAULT_RESAMPLES, evaluate_scores, percent, with_interval
 from graph_builder.errors import InputError
 from graph_builder.extras import require
+from graph_builder.tables import render, table
 
 log = logging.getLogger(__name__)
 
@@ -116,13 +117,11 @@ def audit_benchmark(folder: Path, folds: int = 5, c: float = 1.0, with_arguments
 
 def format_audit(results: Mapping[str, Mapping[str, Any]]) -> str:
     """Return one table row per split: AUC_norm and AP_norm with intervals, AUC_50, xi, n and bundles."""
-    head = (f"{'split':<6} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} {'n':>6} "
-            f"{'bundles':>7}")
-    lines = [f"hypothesis-only audit (lower is better; published BoOQA AUC_norm {percent(PUBLISHED_AUC_NORM)}%)", head]
-    for split, r in results.items():
-        if "error" in r:
-            lines.append(f"{split:<6} not audited: {r['error']}")
-            continue
-        lines.append(f"{split:<6} {with_interval(r, 'auc_norm'):>20} {with_interval(r, 'ap_norm'):>20} "
-                     f"{percent(r['auc_50']):>7} {float(r['xi']):>6.3f} {int(r['n']):>6} {int(r['bundles']):>7}")
+    numbers = ("AUC_norm [95% CI]", "AP_norm [95% CI]", "AUC_50", "xi", "n", "bundles")
+    rows = [(split, with_interval(r, "auc_norm"), with_interval(r, "ap_norm"), percent(r["auc_50"]),
+             f"{float(r['xi']):.3f}", int(r["n"]), int(r["bundles"])) for split, r in results.items() if "error" not in r]
+    lines = [f"hypothesis-only audit (lower is better; published BoOQA AUC_norm {percent(PUBLISHED_AUC_NORM)}%)"]
+    if rows:
+        lines.append(render(table(("split", *numbers), right=numbers, rows=rows)))
+    lines += [f"{split}: not audited: {r['error']}" for split, r in results.items() if "error" in r]
     return "\n".join(lines)

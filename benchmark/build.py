@@ -17,7 +17,7 @@ import logging
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -29,6 +29,7 @@ from benchmark.fragments import garbled, idiom_complement
 from benchmark.negatives import DEFAULT_FILTERS, CandidateInContext, FilterInputs, apply_filters, check_filters
 from benchmark.senses import DEFAULT_SENSES, SENSE_CHOOSERS, SENSES_VERSION, AgreeingSense, Sense, SpanInContext
 from benchmark.senses import sense_chooser
+from benchmark.stats import BenchmarkStats, SenseStats, SplitStats
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.predicates import Predicate, is_negated
 from graph_builder.predicates import parse as parse_predicate
@@ -294,7 +295,7 @@ class Benchmark:
     """The built benchmark: entries per split (dev, test), in id order, and the stats."""
 
     entries: dict[str, list[dict[str, object]]]
-    stats: dict[str, object]
+    stats: BenchmarkStats
 
 
 _COLUMNS = ["triple_id", "article_id", "sentence_id", "date", "window", "split", "subj", "obj", "subj_type",
@@ -320,112 +321,149 @@ def _window_splits(triples: pa.Table, articles: pa.Table | None) -> tuple[dict[i
     return {w: len(a) for w, a in counts.items()}, dict(splits)
 
 
-def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = BuildConfig(),
-                    articles: pa.Table | None = None) -> Benchmark:
-    """Build dev and test entries and their stats from a triples table (and optionally its article table)."""
+Rows = dict[str, list]  # column name -> values, one per triple
+
+
+@dataclass(frozen=True)
+class _Predicates:
+    """Corpus-wide predicate statistics: frequency, commonest surface text, felicity, typed argument pairs."""
+
+    frequency: Counter[str]
+    surface: dict[str, str]
+    felicitous: frozenset[str]
+    typed_pairs: dict[tuple[str, str, str], int]
+
+
+@dataclass(frozen=True)
+class _Windows:
+    """The evaluation windows, those dropped for holding graph-period articles too, and articles per window."""
+
+    evaluation: list[int]
+    straddling: list[int]
+    article_counts: dict[int, int]
+
+
+def _read_rows(triples: pa.Table, config: BuildConfig) -> tuple[Rows, bool]:
+    """Return the triples' columns as lists, and whether the sentence texts came with them."""
     missing = [c for c in _COLUMNS if c not in triples.column_names]
     if missing:
         raise InputError(f"triples lack the columns {missing}")
     rows = {name: triples.column(name).to_pylist() for name in _COLUMNS}
-    n_rows = len(rows["triple_id"])
     has_text = all(c in triples.column_names for c in _TEXT_COLUMNS)
     if has_text:
         rows.update({name: triples.column(name).to_pylist() for name in _TEXT_COLUMNS})
     elif config.senses != "all" or config.drop_fragments:
         log.warning("the triples lack %s: spans get every sense and fragments are kept", _TEXT_COLUMNS)
-    if n_rows == 0:
+    if not rows["triple_id"]:
         raise InputError("the triples dataset is empty")
+    return rows, has_text
 
-    # Corpus-wide predicate statistics: felicity (distinct argument pairs), frequency, commonest surface text.
+
+def _predicate_stats(rows: Rows, config: BuildConfig) -> _Predicates:
+    """Count each predicate's argument pairs (felicity), frequency and surface texts over the whole corpus."""
     pairs_of: dict[str, set[tuple[str, str]]] = defaultdict(set)
     typed_pairs_of: dict[tuple[str, str, str], set[tuple[str, str]]] = defaultdict(set)
     frequency: Counter[str] = Counter()
     texts: dict[str, Counter[str]] = defaultdict(Counter)
-    for i in range(n_rows):
-        p = rows["predicate"][i]
-        pairs_of[p].add((rows["subj"][i], rows["obj"][i]))
-        typed_pairs_of[(p, rows["subj_type"][i], rows["obj_type"][i])].add((rows["subj"][i], rows["obj"][i]))
+    for p, subj, obj, subj_type, obj_type, text in zip(rows["predicate"], rows["subj"], rows["obj"],
+                                                         rows["subj_type"], rows["obj_type"], rows["predicate_text"]):
+        pairs_of[p].add((subj, obj))
+        typed_pairs_of[(p, subj_type, obj_type)].add((subj, obj))
         frequency[p] += 1
-        texts[p][rows["predicate_text"][i]] += 1
+        texts[p][text] += 1
     surface = {p: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for p, c in texts.items()}
     felicitous = frozenset(p for p, pairs in pairs_of.items() if len(pairs) >= config.min_predicate_pairs
                            and not (config.drop_fragments and garbled(surface[p])))
-    typed_pairs = {key: len(pairs) for key, pairs in typed_pairs_of.items()}
-    del typed_pairs_of
+    return _Predicates(frequency, surface, felicitous, {key: len(pairs) for key, pairs in typed_pairs_of.items()})
 
+
+def _evaluation_windows(triples: pa.Table, articles: pa.Table | None, config: BuildConfig) -> _Windows:
+    """Return the windows holding evaluation-period articles only (graph-period ones are never evaluated)."""
     article_counts, window_splits = _window_splits(triples, articles)
-    eval_windows = sorted(w for w, s in window_splits.items()
-                          if config.eval_split in s and config.graph_split not in s)
+    evaluation = sorted(w for w, s in window_splits.items() if config.eval_split in s and config.graph_split not in s)
     straddling = sorted(w for w, s in window_splits.items() if config.eval_split in s and config.graph_split in s)
     if straddling:
         log.info("dropping %d window(s) holding both %s and %s articles: %s", len(straddling),
                  config.graph_split, config.eval_split, straddling)
-    if not eval_windows:
+    if not evaluation:
         raise InputError(f"no window holds only {config.eval_split} articles; check --eval-split "
                          f"(splits present: {sorted({s for v in window_splits.values() for s in v})})")
+    return _Windows(evaluation, straddling, article_counts)
 
+
+def _window_bundles(rows: Rows, has_text: bool, window: int, indices: list[int], predicates: _Predicates,
+                    lexicon: Lexicon, config: BuildConfig, candidates_cache: dict[str, list[NegativeCandidate]],
+                    counts: Counter[str]) -> list[Bundle]:
+    """Return one window's bundles: felicitous positives about its starring pairs, with their usable negatives."""
+    pair_rows: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i in indices:
+        a, b = rows["subj"][i], rows["obj"][i]
+        if a != b:
+            pair_rows[(a, b) if a < b else (b, a)].append(i)
+    bundles: list[Bundle] = []
+    for pair in sorted(pair_rows):
+        idx = pair_rows[pair]
+        if len({rows["article_id"][i] for i in idx}) < config.min_pair_articles:
+            continue
+        if len({rows["predicate"][i] for i in idx}) < config.min_pair_predicates:
+            continue
+        counts["starring_pairs"] += 1
+        present = frozenset(predicate_key(rows["predicate"][i]) for i in idx)
+        heads = frozenset(h for h in (_head(rows["predicate"][i]) for i in idx) if h)
+        seen: set[tuple[str, str, str]] = set()
+        for i in sorted(idx, key=lambda i: rows["triple_id"][i]):
+            p = rows["predicate"][i]
+            prop = (rows["subj"][i], p, rows["obj"][i])
+            if prop in seen or p not in predicates.felicitous or rows["negated"][i] or is_negated(p):
+                continue
+            seen.add(prop)
+            counts["positives_available"] += 1
+            if config.drop_fragments and garbled(rows["predicate_text"][i]):
+                counts["fragment_positives"] += 1
+                continue
+            if has_text and config.drop_fragments and idiom_complement(
+                    p, rows["predicate_text"][i], rows["sentence"][i], (rows["subj_text"][i], rows["obj_text"][i])):
+                counts["fragment_positives"] += 1
+                continue
+            if p not in candidates_cache:
+                candidates_cache[p] = hyponym_candidates(p, lexicon, predicates.felicitous, config)
+            usable = [c for c in candidates_cache[p] if not (c.blocking_keys & present)]
+            if not usable and config.require_negative:
+                continue
+            date = rows["date"][i]
+            context = (f"{rows['subj_text'][i]} {rows['predicate_text'][i]} {rows['obj_text'][i]}. "
+                       f"{rows['sentence'][i]}" if has_text else "")
+            bundles.append(Bundle(
+                window=window, subj=rows["subj"][i], obj=rows["obj"][i], subj_type=rows["subj_type"][i],
+                obj_type=rows["obj_type"][i], predicate=p, predicate_text=rows["predicate_text"][i],
+                date=date.isoformat() if isinstance(date, dt.date) else str(date),
+                sentence_id=rows["sentence_id"][i], candidates=usable, context=context, present=present,
+                window_heads=heads))
+    return bundles
+
+
+def _candidate_bundles(rows: Rows, has_text: bool, windows: _Windows, predicates: _Predicates, lexicon: Lexicon,
+                       config: BuildConfig, counts: Counter[str]) -> tuple[dict[int, list[Bundle]], dict[str, int]]:
+    """Return every evaluation window's bundles, senses chosen and probably-true negatives filtered, and what
+    each filter removed."""
     by_window: dict[int, list[int]] = defaultdict(list)
-    eval_set = set(eval_windows)
-    for i in range(n_rows):
+    eval_set = set(windows.evaluation)
+    for i, window in enumerate(rows["window"]):
         # Every triple of an evaluation window counts (also articles outside both splits, e.g. NOT-USED):
         # the evidence store holds them, so the absence check must see them too.
-        if rows["window"][i] in eval_set:
-            by_window[rows["window"][i]].append(i)
-
+        if window in eval_set:
+            by_window[window].append(i)
     candidates_cache: dict[str, list[NegativeCandidate]] = {}
     bundles_by_window: dict[int, list[Bundle]] = {}
-    counts = Counter()
-    for window in tqdm(eval_windows, desc="windows", unit="window", leave=False):
-        pair_rows: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for i in by_window.get(window, []):
-            a, b = rows["subj"][i], rows["obj"][i]
-            if a != b:
-                pair_rows[(a, b) if a < b else (b, a)].append(i)
-        bundles: list[Bundle] = []
-        for pair in sorted(pair_rows):
-            idx = pair_rows[pair]
-            if len({rows["article_id"][i] for i in idx}) < config.min_pair_articles:
-                continue
-            if len({rows["predicate"][i] for i in idx}) < config.min_pair_predicates:
-                continue
-            counts["starring_pairs"] += 1
-            present = frozenset(predicate_key(rows["predicate"][i]) for i in idx)
-            heads = frozenset(h for h in (_head(rows["predicate"][i]) for i in idx) if h)
-            seen: set[tuple[str, str, str]] = set()
-            for i in sorted(idx, key=lambda i: rows["triple_id"][i]):
-                p = rows["predicate"][i]
-                prop = (rows["subj"][i], p, rows["obj"][i])
-                if prop in seen or p not in felicitous or rows["negated"][i] or is_negated(p):
-                    continue
-                seen.add(prop)
-                counts["positives_available"] += 1
-                if config.drop_fragments and garbled(rows["predicate_text"][i]):
-                    counts["fragment_positives"] += 1
-                    continue
-                if has_text and config.drop_fragments and idiom_complement(
-                        p, rows["predicate_text"][i], rows["sentence"][i], (rows["subj_text"][i], rows["obj_text"][i])):
-                    counts["fragment_positives"] += 1
-                    continue
-                if p not in candidates_cache:
-                    candidates_cache[p] = hyponym_candidates(p, lexicon, felicitous, config)
-                usable = [c for c in candidates_cache[p] if not (c.blocking_keys & present)]
-                if not usable and config.require_negative:
-                    continue
-                date = rows["date"][i]
-                context = (f"{rows['subj_text'][i]} {rows['predicate_text'][i]} {rows['obj_text'][i]}. "
-                           f"{rows['sentence'][i]}" if has_text else "")
-                bundles.append(Bundle(
-                    window=window, subj=rows["subj"][i], obj=rows["obj"][i], subj_type=rows["subj_type"][i],
-                    obj_type=rows["obj_type"][i], predicate=p, predicate_text=rows["predicate_text"][i],
-                    date=date.isoformat() if isinstance(date, dt.date) else str(date),
-                    sentence_id=rows["sentence_id"][i], candidates=usable, context=context, present=present,
-                    window_heads=heads))
+    for window in tqdm(windows.evaluation, desc="windows", unit="window", leave=False):
+        bundles = _window_bundles(rows, has_text, window, by_window.get(window, []), predicates, lexicon, config,
+                                  candidates_cache, counts)
         if bundles:
             bundles_by_window[window] = bundles
     counts["bundles_before_senses"] = sum(len(b) for b in bundles_by_window.values())
     if has_text and config.senses != "all":
-        _disambiguate(bundles_by_window, lexicon, felicitous, config, counts)
-    filter_removed = _filter_negatives(bundles_by_window, lexicon, typed_pairs, config, counts)
+        _disambiguate(bundles_by_window, lexicon, predicates.felicitous, config, counts)
+    removed = _filter_negatives(bundles_by_window, lexicon, predicates.typed_pairs, config, counts)
     if config.require_negative:
         bundles_by_window = {w: kept for w, bs in bundles_by_window.items() if (kept := [b for b in bs if b.candidates])}
     counts["candidate_bundles"] = sum(len(b) for b in bundles_by_window.values())
@@ -434,62 +472,62 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
             f"no positive with a usable negative: {counts['starring_pairs']} starring pairs, "
             f"{counts['positives_available']} felicitous propositions; lower --min-pair-articles, "
             "--min-pair-predicates or --min-predicate-pairs")
+    return bundles_by_window, removed
 
+
+def _build_split(split: str, bundles_by_window: dict[int, list[Bundle]], windows: list[int],
+                 article_counts: dict[int, int], predicates: _Predicates, config: BuildConfig,
+                 rng: random.Random) -> tuple[list[dict[str, object]], SplitStats]:
+    """Sample one split's bundles from its windows, give them negatives, and return its entries and stats."""
+    chosen = _sample_bundles({w: bundles_by_window[w] for w in windows}, article_counts,
+                             config.max_positives, rng, config.max_per_predicate)
+    bucket_counts = _choose_negatives(chosen, predicates.frequency, config, rng)
+    if config.require_negative:
+        chosen = [b for b in chosen if b.negatives]
+    if config.match_buckets:
+        chosen, bucket_counts = _match_buckets(chosen, predicates.frequency, config.bucket_bounds, rng)
+    entries = _entries(split, chosen, predicates.surface)
+    positives = sum(1 for e in entries if e["label"] == 1)
+    used = sorted({b.window for b in chosen})
+    return entries, SplitStats(
+        window_ids=used,
+        dates=[min(b.date for b in chosen), max(b.date for b in chosen)] if chosen else None,
+        articles=sum(article_counts.get(w, 0) for w in used),
+        candidate_windows=len(windows),
+        candidate_bundles=sum(len(bundles_by_window[w]) for w in windows),
+        bundles=len(chosen), positives=positives, negatives=len(entries) - positives, buckets=bucket_counts)
+
+
+def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = BuildConfig(),
+                    articles: pa.Table | None = None) -> Benchmark:
+    """Build dev and test entries and their stats from a triples table (and optionally its article table)."""
+    rows, has_text = _read_rows(triples, config)
+    predicates = _predicate_stats(rows, config)
+    windows = _evaluation_windows(triples, articles, config)
+    counts: Counter[str] = Counter()
+    bundles_by_window, filter_removed = _candidate_bundles(rows, has_text, windows, predicates, lexicon, config,
+                                                           counts)
     split_windows = _time_split(bundles_by_window, config.dev_fraction)
     rng = random.Random(config.seed)
     entries: dict[str, list[dict[str, object]]] = {}
-    split_stats: dict[str, object] = {}
+    splits: dict[str, SplitStats] = {}
     for split in ("dev", "test"):
-        windows = split_windows[split]
-        chosen = _sample_bundles({w: bundles_by_window[w] for w in windows}, article_counts,
-                                 config.max_positives, rng, config.max_per_predicate)
-        bucket_counts = _choose_negatives(chosen, frequency, config, rng)
-        if config.require_negative:
-            chosen = [b for b in chosen if b.negatives]
-        if config.match_buckets:
-            chosen, bucket_counts = _match_buckets(chosen, frequency, config.bucket_bounds, rng)
-        entries[split] = _entries(split, chosen, surface)
-        n_pos = sum(1 for e in entries[split] if e["label"] == 1)
-        n = len(entries[split])
-        used = sorted({b.window for b in chosen})
-        split_stats[split] = {
-            "windows": len(used),
-            "window_ids": used,
-            "dates": [min(b.date for b in chosen), max(b.date for b in chosen)] if chosen else None,
-            "articles": sum(article_counts.get(w, 0) for w in used),
-            "candidate_windows": len(windows),
-            "candidate_bundles": sum(len(bundles_by_window[w]) for w in windows),
-            "bundles": len(chosen),
-            "positives": n_pos,
-            "negatives": n - n_pos,
-            "xi": n_pos / n if n else None,
-            "buckets": bucket_counts,
-        }
-    total = sum(len(v) for v in entries.values())
-    total_pos = sum(s["positives"] for s in split_stats.values())  # type: ignore[index]
+        entries[split], splits[split] = _build_split(split, bundles_by_window, split_windows[split],
+                                                     windows.article_counts, predicates, config, rng)
     graph_dates = sorted(d for d, s in zip(rows["date"], rows["split"]) if s == config.graph_split)
-    stats: dict[str, object] = {
-        "builder": BUILDER_VERSION,
-        "senses": {"chooser": config.senses if has_text else "all", "version": SENSES_VERSION,
-                   "spans": counts["sense_spans"], "spans_with_a_sense": counts["sense_spans_chosen"],
-                   "bundles_left_without_negative": counts["sense_bundles_emptied"]},
-        "negative_filters": {"order": list(config.negative_filters), "removed": filter_removed},
-        "fragment_positives": counts["fragment_positives"],
-        "bundles_before_senses": counts["bundles_before_senses"],
-        "windows": sum(s["windows"] for s in split_stats.values()),  # type: ignore[index]
-        "positives": total_pos,
-        "negatives": total - total_pos,
-        "xi": total_pos / total if total else None,
-        "splits": split_stats,
-        "graph_period": {"split": config.graph_split,
-                         "dates": [graph_dates[0].isoformat(), graph_dates[-1].isoformat()] if graph_dates else None},
-        "dropped_straddling_windows": straddling,
-        "starring_pairs": counts["starring_pairs"],
-        "felicitous_predicates": len(felicitous),
-        "positives_available": counts["positives_available"],
-        "candidate_bundles": counts["candidate_bundles"],
-        "thresholds": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
-    }
+    stats = BenchmarkStats(
+        builder=BUILDER_VERSION,
+        senses=SenseStats(chooser=config.senses if has_text else "all", version=SENSES_VERSION,
+                          spans=counts["sense_spans"], spans_with_a_sense=counts["sense_spans_chosen"],
+                          bundles_left_without_negative=counts["sense_bundles_emptied"]),
+        filter_order=list(config.negative_filters), filter_removed=filter_removed,
+        fragment_positives=counts["fragment_positives"], bundles_before_senses=counts["bundles_before_senses"],
+        splits=splits, graph_split=config.graph_split,
+        graph_dates=[graph_dates[0].isoformat(), graph_dates[-1].isoformat()] if graph_dates else None,
+        dropped_straddling_windows=windows.straddling, starring_pairs=counts["starring_pairs"],
+        felicitous_predicates=len(predicates.felicitous), positives_available=counts["positives_available"],
+        candidate_bundles=counts["candidate_bundles"],
+        thresholds={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()})
     return Benchmark(entries=entries, stats=stats)
 
 
@@ -713,7 +751,7 @@ def read_jsonl(path: Path) -> list[dict[str, object]]:
 
 
 def build_benchmark_files(triples_path: Path, out_dir: Path, config: BuildConfig = BuildConfig(),
-                          wordnet_cache: Path | None = None) -> dict[str, object]:
+                          wordnet_cache: Path | None = None) -> BenchmarkStats:
     """Build the benchmark from a triples dataset into `out_dir` (dev.jsonl, test.jsonl, stats.json)."""
     from benchmark.wordnet import open_wordnet
 
@@ -728,6 +766,6 @@ def build_benchmark_files(triples_path: Path, out_dir: Path, config: BuildConfig
     out_dir.mkdir(parents=True, exist_ok=True)
     for split, entries in result.entries.items():
         write_jsonl(entries, out_dir / f"{split}.jsonl")
-    stats = {**result.stats, "triples": str(triples_path)}
-    (out_dir / "stats.json").write_bytes(orjson.dumps(stats, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    stats = replace(result.stats, triples=str(triples_path))
+    (out_dir / "stats.json").write_bytes(orjson.dumps(stats.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
     return stats

@@ -21,6 +21,7 @@ from graph_builder.embeddings import SentenceEncoder, predicate_words
 from graph_builder.errors import InputError, ModelMissingError
 from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.graphs.scorers import PairBatch, Scorer, build_scorers
+from graph_builder.tables import render, table
 
 log = logging.getLogger(__name__)
 FORMATS = {"rels": "_rels.txt", "s": "_s.txt"}
@@ -233,18 +234,14 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    """Render evaluation rows as a fixed-width table in percent, 95% bootstrap intervals in brackets."""
+    """Render evaluation rows as a table in percent, 95% bootstrap intervals in brackets."""
     from benchmark.metrics import percent, with_interval
 
-    width = max([11, *(len(str(r["measure"])) for r in rows)])
-    head = (f"{'set':<8} {'format':<6} {'measure':<{width}} {'n':>5} {'xi':>6} {'AUC_norm [95% CI]':>20} "
-            f"{'AP_norm [95% CI]':>20} {'AUC_50':>7} {'coverage':>8} {'grounded':>8}")
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        lines.append(f"{r['set']:<8} {r['format']:<6} {r['measure']:<{width}} {r['n']:>5} {r['xi']:>6.3f} "
-                     f"{with_interval(r, 'auc_norm'):>20} {with_interval(r, 'ap_norm'):>20} {percent(r['auc_50']):>7} "
-                     f"{percent(r['coverage']):>8} {percent(r['grounded']):>8}")
-    return "\n".join(lines)
+    numbers = ("n", "xi", "AUC_norm [95% CI]", "AP_norm [95% CI]", "AUC_50", "coverage", "grounded")
+    return render(table(("set", "format", "measure", *numbers), right=numbers, rows=[
+        (r["set"], r["format"], r["measure"], r["n"], f"{r['xi']:.3f}", with_interval(r, "auc_norm"),
+         with_interval(r, "ap_norm"), percent(r["auc_50"]), percent(r["coverage"]), percent(r["grounded"]))
+        for r in rows]))
 
 
 def format_side_by_side(rows: Sequence[dict[str, Any]]) -> str:

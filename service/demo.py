@@ -22,6 +22,7 @@ import orjson
 
 from benchmark.audit import audit_benchmark, format_audit
 from benchmark.build import BuildConfig, build_benchmark_files, read_jsonl
+from benchmark.stats import BenchmarkStats
 from graph_builder.download import resolve_corpus
 from graph_builder.errors import StoreError
 from graph_builder.graphs.build import BuildParams, build_graphs
@@ -43,23 +44,12 @@ class DemoResult:
     """Where the demo wrote everything, and the evaluation it printed."""
 
     out: Path
-    benchmark_stats: dict[str, object]
+    benchmark_stats: BenchmarkStats
     evaluation: EvalResult
     audit: dict[str, dict[str, Any]] = field(default_factory=dict)  # hypothesis-only audit of dev and test
     examples: list[dict[str, Any]] = field(default_factory=list)  # true test propositions answered through an edge
     service_url: str = ""
     page_query: str = ""  # the web page's address query (`?q=...&date=...`) of an example question with evidence
-
-
-def benchmark_table(stats: dict[str, object]) -> str:
-    """The benchmark's splits as a table: dates, windows, bundles, propositions, share true."""
-    rows = [("split", "dates", "windows", "bundles", "true", "false", "xi")]
-    for split, s in (stats.get("splits") or {}).items():  # type: ignore[union-attr]
-        dates = s.get("dates") or ["-", "-"]
-        rows.append((split, f"{dates[0]} .. {dates[1]}", f"{s['windows']:,}", f"{s['bundles']:,}",
-                     f"{s['positives']:,}", f"{s['negatives']:,}", f"{s['xi']:.3f}" if s.get("xi") else "-"))
-    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
 
 def example_answers(url: str, entries: list[dict[str, Any]], scores: Path, scorer: str = "binc",
@@ -126,82 +116,54 @@ def free_port() -> int:
 
 @dataclass(frozen=True)
 class ServiceProcess:
-    """A running `egqa serve` child process: its URL and process id."""
+    """A running `egqa serve` child process: its URL and the process."""
 
     url: str
-    pid: int
+    process: subprocess.Popen[bytes]
 
-
-def rss_mb(pid: int) -> float:
-    """Return the resident set size of process `pid` in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
-
-
-def rss_breakdown(pid: int, places: Mapping[str, Path]) -> dict[str, float]:
-    """Return the resident memory of process `pid` in MB by what it holds: anonymous (Python objects, caches,
-    SQLite page caches), each of `places` (files mapped from under that folder, e.g. graph artefacts), shared
-    libraries, and other files; from /proc/PID/smaps."""
-    out = {"anonymous": 0.0, **{name: 0.0 for name in places}, "libraries": 0.0, "other files": 0.0}
-    roots = {name: str(Path(path).resolve()) for name, path in places.items()}
-    where = "anonymous"
-    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
-        head = line.split(maxsplit=5)
-        if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):  # a mapping's header line
-            target = head[5] if len(head) == 6 else ""
-            if not target.startswith("/"):
-                where = "anonymous"  # heap, stack, anonymous maps and [vdso]-like pseudo files
-            else:
-                where = next((name for name, root in roots.items() if target.startswith(root)),
-                             "libraries" if ".so" in target else "other files")
-        elif line.startswith("Rss:"):
-            out[where] += int(line.split()[1]) / 1024
-    return out
-
-
-def open_files(pid: int, path: Path) -> int:
-    """Return how many descriptors of process `pid` point at `path` (one per SQLite connection)."""
-    count = 0
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            count += Path(fd.readlink()) == path
-        except OSError:
-            continue
-    return count
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self.process.pid
 
 
 @contextmanager
 def service_process(graphs: Path, store_url: str, log_path: Path, timeout: float = 180.0,
-                    env: Mapping[str, str] | None = None) -> Iterator[ServiceProcess]:
-    """Start `egqa serve` in a child process (extra EGQA_* settings in `env`), wait until /ready, stop it after."""
+                    env: Mapping[str, str] | None = None, stop_timeout: float = 30.0) -> Iterator[ServiceProcess]:
+    """Start `egqa serve` in a child process (extra EGQA_* settings in `env`), wait until /ready, stop it after.
+
+    The child imports the same egqa as this process, and appends its output to `log_path`."""
     port = free_port()
-    child_env = {**os.environ, "EGQA_GRAPHS_DIR": str(graphs), "EGQA_STORE_URL": store_url, "EGQA_PORT": str(port),
-                 "EGQA_HOST": "127.0.0.1", "EGQA_LOG_LEVEL": "warning", **(env or {})}
+    here = str(Path(__file__).resolve().parents[1])  # the folder holding this `service` package
+    path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+    child_env = {**os.environ, "PYTHONPATH": path, "EGQA_GRAPHS_DIR": str(graphs), "EGQA_STORE_URL": store_url,
+                 "EGQA_PORT": str(port), "EGQA_HOST": "127.0.0.1", "EGQA_LOG_LEVEL": "warning", **(env or {})}
     url = f"http://127.0.0.1:{port}"
-    with log_path.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "service", "serve"], env=child_env, stdout=sink, stderr=sink)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                if proc.poll() is not None:
-                    raise StoreError(f"the service exited with code {proc.returncode}; see {log_path}")
-                try:
-                    if httpx.get(f"{url}/ready", timeout=2.0).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise StoreError(f"the service was not ready after {timeout:.0f}s; see {log_path}")
-                time.sleep(0.5)
-            yield ServiceProcess(url, proc.pid)
-        finally:
+    with log_path.open("ab") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "service", "serve"], env=child_env, stdout=sink,
+                                stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise StoreError(f"the service exited with code {proc.returncode}; see {log_path}")
+            try:
+                if httpx.get(f"{url}/ready", timeout=2.0).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise StoreError(f"the service was not ready after {timeout:.0f}s; see {log_path}")
+            time.sleep(0.2)
+        yield ServiceProcess(url, proc)
+    finally:
+        if proc.poll() is None:
             proc.terminate()
             try:
-                proc.wait(timeout=20)
+                proc.wait(timeout=stop_timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait()
 
 
 # Reuters-21578 is small: the `agree` chooser's abstentions and the typed-felicity filter leave 29 test entries,

@@ -35,6 +35,7 @@ from benchmark.metrics import (
     with_interval,
 )
 from graph_builder.errors import InputError, ModelMissingError, StoreError
+from graph_builder.tables import render, table
 
 log = logging.getLogger(__name__)
 
@@ -223,15 +224,12 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
 
 
 def format_table(report: dict[str, dict[str, Any]]) -> str:
-    """Return the report as a fixed-width table in percent, best AUC_norm first, 95% intervals in brackets."""
-    rows = sorted(report.items(), key=lambda kv: (-float(kv[1]["auc_norm"]), kv[0]))
-    width = max([8, *(len(s) for s in report)])
-    lines = [f"{'scorer':<{width}} {'AUC_norm [95% CI]':>20} {'AP_norm [95% CI]':>20} {'AUC_50':>7} {'xi':>6} "
-             f"{'coverage':>8} {'n':>6} {'failed':>6}"]
-    for scorer, m in rows:
-        lines.append(f"{scorer:<{width}} {with_interval(m, 'auc_norm'):>20} {with_interval(m, 'ap_norm'):>20} "
-                     f"{percent(m['auc_50']):>7} {float(m['xi']):>6.3f} {percent(m['coverage']):>8} "
-                     f"{int(m['n']):>6} {int(m.get('failed', 0)):>6}")
+    """Return the report as a table in percent, best AUC_norm first, 95% intervals in brackets."""
+    numbers = ("AUC_norm [95% CI]", "AP_norm [95% CI]", "AUC_50", "xi", "coverage", "n", "failed")
+    rows = [(scorer, with_interval(m, "auc_norm"), with_interval(m, "ap_norm"), percent(m["auc_50"]),
+             f"{float(m['xi']):.3f}", percent(m["coverage"]), int(m["n"]), int(m.get("failed", 0)))
+            for scorer, m in sorted(report.items(), key=lambda kv: (-float(kv[1]["auc_norm"]), kv[0]))]
+    lines = [render(table(("scorer", *numbers), right=numbers, rows=rows))]
     boot = next((m["bootstrap"] for m in report.values() if m.get("bootstrap")), None)
     if boot:
         lines.append(f"(percent; AP_norm: 0 = chance, as a constant scorer; intervals: {boot['resamples']} "
@@ -308,16 +306,15 @@ def format_comparison(comparison: dict[str, Any]) -> str:
     """Return the comparison as a table: AP_norm, its paired difference to the baseline, and the contrast."""
     baseline = comparison["baseline"]
     items = comparison["scorers"]
-    width = max([8, *(len(s) for s in items)])
-    lines = [f"{'scorer':<{width}} {'AP_norm [95% CI]':>20} {f'- {baseline} AP_norm':>22} "
-             f"{f'- {baseline} AUC_norm':>22} {'pos>neg':>8} {'pos<neg':>8} {'tied':>5} {'pos only':>9} "
-             f"{'neg only':>9} {'neither':>8}"]
-    for scorer, item in items.items():
-        d, c = item["minus_baseline"], item["contrast"]
-        lines.append(f"{scorer:<{width}} {with_interval(item['metrics'], 'ap_norm'):>20} "
-                     f"{_signed(d['ap_norm'], d['ap_norm_ci']):>22} {_signed(d['auc_norm'], d['auc_norm_ci']):>22} "
-                     f"{c['both_positive_higher']:>8} {c['both_negative_higher']:>8} {c['both_tied']:>5} "
-                     f"{c['positive_only']:>9} {c['negative_only']:>9} {c['neither']:>8}")
+    numbers = ("AP_norm [95% CI]", f"- {baseline} AP_norm", f"- {baseline} AUC_norm", "pos>neg", "pos<neg", "tied",
+               "pos only", "neg only", "neither")
+    rows = [(scorer, with_interval(item["metrics"], "ap_norm"),
+             _signed(item["minus_baseline"]["ap_norm"], item["minus_baseline"]["ap_norm_ci"]),
+             _signed(item["minus_baseline"]["auc_norm"], item["minus_baseline"]["auc_norm_ci"]),
+             *(item["contrast"][k] for k in ("both_positive_higher", "both_negative_higher", "both_tied",
+                                             "positive_only", "negative_only", "neither")))
+            for scorer, item in items.items()]
+    lines = [render(table(("scorer", *numbers), right=numbers, rows=rows))]
     boot = items[baseline]["minus_baseline"]["bootstrap"]
     pairs = items[baseline]["contrast"]["pairs"]
     lines.append(f"(percent; differences are scorer minus {baseline} on the same {boot['resamples']} resamples of "

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from graph_builder.errors import InputError, NotFoundError, StoreError
+from graph_builder.extras import require
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
 from retrieval.protocol import (
     ARTICLE_FIELDS,
@@ -40,13 +41,12 @@ from retrieval.protocol import (
     summarise,
 )
 
-try:
-    import elastic_transport
-    from elasticsearch import ApiError, Elasticsearch, helpers
-    from elasticsearch import NotFoundError as EsNotFoundError
-    from elasticsearch.serializer import OrjsonSerializer
-except ImportError as _exc:  # pragma: no cover - depends on the environment
-    raise StoreError("the Elasticsearch evidence store needs its client: pip install 'elasticsearch>=8,<9'") from _exc
+require("elasticsearch", "elasticsearch", "the Elasticsearch evidence store")  # a readable error when it is missing
+
+import elastic_transport  # noqa: E402  (installed with the client)
+from elasticsearch import ApiError, Elasticsearch, helpers  # noqa: E402
+from elasticsearch import NotFoundError as EsNotFoundError  # noqa: E402
+from elasticsearch.serializer import OrjsonSerializer  # noqa: E402
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -576,19 +576,3 @@ def _without_password(url: str) -> str:
     if parts.password is None:
         return url
     return url.replace(f":{parts.password}@", ":***@", 1)
-
-
-def wait_until_up(url: str, timeout: float = 60.0) -> bool:
-    """Return True once the cluster at `url` is yellow or green, False after `timeout` seconds."""
-    store = ElasticsearchStore.from_url(url, request_timeout=5.0)
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            try:
-                store.ping()
-                return True
-            except StoreError:
-                time.sleep(1.0)
-        return False
-    finally:
-        store.close()

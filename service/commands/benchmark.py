@@ -89,17 +89,8 @@ def build(
         sense_min_share=sense_min_share, negative_filters=filters, min_typed_pairs=min_typed_pairs,
         lm_max_cosine=lm_max_cosine, drop_fragments=drop_fragments, max_per_predicate=max_per_predicate)
     stats = build_benchmark_files(triples, out, config, wordnet_cache)
-    typer.echo(f"{'split':<6} {'windows':>7} {'positives':>9} {'negatives':>9} {'xi':>6}  dates")
-    for split, s in stats["splits"].items():  # type: ignore[union-attr]
-        dates = " .. ".join(s["dates"]) if s["dates"] else "-"
-        xi = f"{s['xi']:.3f}" if s["xi"] is not None else "-"
-        typer.echo(f"{split:<6} {s['windows']:>7} {s['positives']:>9} {s['negatives']:>9} {xi:>6}  {dates}")
-    typer.echo(f"{'all':<6} {stats['windows']:>7} {stats['positives']:>9} {stats['negatives']:>9} "
-               f"{stats['xi']:.3f}")
-    sense_stats, filter_stats = stats["senses"], stats["negative_filters"]
-    typer.echo(f"senses ({sense_stats['chooser']}): {sense_stats['spans_with_a_sense']} of {sense_stats['spans']} "
-               f"spans got a sense; fragment positives dropped: {stats['fragment_positives']}; negatives removed "
-               "as probably true: " + (", ".join(f"{k} {v}" for k, v in filter_stats["removed"].items()) or "none"))
+    typer.echo(stats.table())
+    typer.echo(stats.summary())
     typer.echo(f"benchmark: {out}  (stats.json has the thresholds and buckets)")
     if audit:
         from benchmark.audit import AUDIT_FILE, audit_benchmark, format_audit

@@ -10,7 +10,7 @@ import typer
 from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
-from service.demo import benchmark_table, format_example, run_demo
+from service.demo import format_example, run_demo
 from service.evaluate import format_table
 
 
@@ -42,7 +42,7 @@ def demo(
         while bars:
             bars.pop().close()
     typer.echo("\nThe benchmark (BoOQA-style, built from this corpus):")
-    typer.echo(benchmark_table(result.benchmark_stats))
+    typer.echo(result.benchmark_stats.table())
     typer.echo("")
     typer.echo(format_table(result.evaluation.report))
     typer.echo("\nOn a corpus this small most propositions meet no graph edge at all, so the graph measures score "

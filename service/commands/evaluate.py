@@ -44,16 +44,22 @@ def compare_cli(
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of bundles, shared by both scorers.")]
     = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap draws.")] = 0,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the comparison here as JSON.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the comparison to this JSON file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
 ) -> None:
     """Compare scorers of a finished evaluation: paired differences with 95% intervals, bundle by bundle."""
     wanted = [s.strip() for s in scorer.split(",") if s.strip()] if scorer else None
     comparison = compare_scores(scores, baseline, wanted, resamples, seed)
+    document = orjson.dumps(comparison, option=orjson.OPT_INDENT_2)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(document)
+    if as_json:
+        typer.echo(document.decode())
+        return
     typer.echo(format_comparison(comparison))
-    if json_out is not None:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_bytes(orjson.dumps(comparison, option=orjson.OPT_INDENT_2))
-        typer.echo(f"comparison: {json_out}")
+    if out is not None:
+        typer.echo(f"comparison: {out}")
 
 
 def register(app: typer.Typer) -> None:

@@ -37,7 +37,7 @@ def parse(
 
 
 def extract(
-    corpus: Annotated[list[Path], typer.Argument(metavar="CORPUS...",
+    corpus: Annotated[list[Path], typer.Argument(metavar="CORPUS",
                                                  help="Corpus files or folders (.sgm Reuters, .jsonl articles).")],
     out: Annotated[Path, typer.Option("--out", help="Output folder of the triples dataset.")],
     workers: Annotated[int, typer.Option(help="Local worker processes (0 = all cores).")] = 0,
@@ -99,7 +99,7 @@ def entities(
 
 def register(app: typer.Typer) -> None:
     """Add the extraction commands to the CLI."""
-    app.command()(parse)
     app.command()(extract)
+    app.command()(parse)
     app.command()(types)
     app.command()(entities)

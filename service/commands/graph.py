@@ -5,15 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from enum import Enum
+
 import orjson
 import typer
 
+from benchmark.levyholt import FORMATS as LEVYHOLT_FORMATS
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, BuildParams,
                                         build_graphs)
 from graph_builder.graphs.completion import CompletionParams
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
+from graph_builder.graphs.importers import IMPORTERS
+from graph_builder.tables import render, table
+
+# The --format choices, built from the registries that read them.
+ImportFormat = Enum("ImportFormat", {name: name for name in IMPORTERS}, type=str)  # type: ignore[misc]
+LevyHoltFormat = Enum("LevyHoltFormat", {**{name: name for name in LEVYHOLT_FORMATS}, "both": "both"},  # type: ignore[misc]
+                      type=str)
 
 graph_app = typer.Typer(help="Typed entailment graphs: build, inspect, import, embed, export, evaluate.",
                         no_args_is_help=True)
@@ -118,10 +128,10 @@ def stats(
     if as_json:
         typer.echo(orjson.dumps(rows).decode())
         return
-    typer.echo(f"{'measure':<11} {'edges':>10} {'1.0 both ways':>14} {'>=0.99 both':>12} {'NEG edges':>10}")
-    for r in rows:
-        typer.echo(f"{r['measure']:<11} {r['edges']:>10,} {r['pairs_at_1_both_ways']:>14,} "
-                   f"{r['pairs_near_1_both_ways']:>12,} {r['neg_edges']:>10,}")
+    numbers = ("edges", "1.0 both ways", ">=0.99 both", "NEG edges")
+    typer.echo(render(table(("measure", *numbers), right=numbers, rows=[
+        (r["measure"], f"{r['edges']:,}", f"{r['pairs_at_1_both_ways']:,}", f"{r['pairs_near_1_both_ways']:,}",
+         f"{r['neg_edges']:,}") for r in rows])))
 
 
 def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | None) -> dict[str, object]:
@@ -140,15 +150,12 @@ def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | Non
 def import_(
     src: Annotated[Path, typer.Argument(help="Published graph files (hosseini: folder or *_sim.txt; berant: edge list).")],
     out: Annotated[Path, typer.Option("--out", help="Output folder of the graph set.")],
-    fmt: Annotated[str, typer.Option("--format", help="hosseini or berant.")] = "hosseini",
+    fmt: Annotated[ImportFormat, typer.Option("--format", help="Which published graphs SRC holds.")]
+    = ImportFormat("hosseini"),
     overwrite: Annotated[bool, typer.Option(help="Replace an existing graph set at --out.")] = False,
 ) -> None:
     """Import published entailment graphs into egqa's artefact format."""
-    from graph_builder.graphs.importers import IMPORTERS
-
-    if fmt not in IMPORTERS:
-        raise InputError(f"unknown format {fmt!r}; valid: {', '.join(sorted(IMPORTERS))}")
-    manifest = IMPORTERS[fmt](src, out, overwrite=overwrite)
+    manifest = IMPORTERS[fmt.value](src, out, overwrite=overwrite)
     totals = manifest["totals"]
     edges = "  ".join(f"{k} {v:,}" for k, v in totals["edges"].items())
     typer.echo(f"graphs {totals['graphs']:,}  nodes {totals['nodes']:,}  edges: {edges}  "
@@ -189,7 +196,9 @@ def export(
 def eval_levyholt(
     graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
     data_dir: Annotated[Path, typer.Argument(help="LevyHolt folder (with dev/ and dev_dir/) or one of them.")],
-    fmt: Annotated[str, typer.Option("--format", help="rels, s (parsed by our extractor) or both.")] = "rels",
+    fmt: Annotated[LevyHoltFormat, typer.Option("--format", help="rels (the published predicates), s (the "
+                                                                 "sentences, parsed by our extractor) or both.")]
+    = LevyHoltFormat("rels"),
     png: Annotated[Path | None, typer.Option(help="PR curve PNG (default: <graphs>/levyholt_<set>_<format>.png).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
     measures: Annotated[str | None, typer.Option(help="Comma-separated measures (default: every measure of the set).")] = None,
@@ -204,7 +213,7 @@ def eval_levyholt(
     from graph_builder.graphs.graphset import check_smoothing
 
     check_smoothing(smooth_k, smooth_min_cosine)
-    formats = ("rels", "s") if fmt == "both" else (fmt,)
+    formats = tuple(LEVYHOLT_FORMATS) if fmt.value == "both" else (fmt.value,)
     chosen = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
     encoder = None
     if lm:

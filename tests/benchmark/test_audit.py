@@ -83,7 +83,7 @@ def test_a_split_too_small_to_audit_is_reported_not_fatal_and_a_missing_one_is_a
     results = audit_benchmark(tmp_path, resamples=100)
     assert results["dev"]["error"] == "3 bundles are too few for 5-fold cross-validation"
     assert results["test"]["auc_norm"] > 0.9
-    assert "dev    not audited: 3 bundles are too few" in format_audit(results)
+    assert "dev: not audited: 3 bundles are too few" in format_audit(results)
     (tmp_path / "test.jsonl").unlink()
     with pytest.raises(InputError, match="no test.jsonl"):
         audit_benchmark(tmp_path)

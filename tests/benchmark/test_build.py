@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -132,12 +133,31 @@ def test_positives_and_negatives_are_the_hand_derived_ones() -> None:
     assert all(e["exclude_sentence_ids"] == first["exclude_sentence_ids"] for e in result.entries["test"][:2])
     assert result.entries["test"][1]["predicate_text"] == "repurchaseed"  # commonest surface text of the predicate
     stats = result.stats
-    assert (stats["windows"], stats["positives"], stats["negatives"]) == (2, 3, 4)
-    assert stats["xi"] == pytest.approx(3 / 7)
-    assert stats["splits"]["test"]["xi"] == pytest.approx(2 / 4)
-    assert stats["dropped_straddling_windows"] == [window_of(dt.date(1987, 4, 7))]
-    assert stats["thresholds"]["min_pair_articles"] == 2
-    assert result.stats["splits"]["dev"]["dates"][1] < result.stats["splits"]["test"]["dates"][0]
+    assert (stats.windows, stats.positives, stats.negatives) == (2, 3, 4)
+    assert stats.xi == pytest.approx(3 / 7)
+    assert stats.splits["test"].xi == pytest.approx(2 / 4)
+    assert stats.dropped_straddling_windows == [window_of(dt.date(1987, 4, 7))]
+    assert stats.thresholds["min_pair_articles"] == 2
+    assert stats.splits["dev"].dates[1] < stats.splits["test"].dates[0]  # type: ignore[index]
+
+
+def test_stats_json_keeps_its_shape_and_the_table_its_numbers() -> None:
+    stats = build_benchmark(_table(), FakeLexicon(), CONFIG).stats
+    written = stats.to_dict()
+    assert set(written) == {
+        "builder", "senses", "negative_filters", "fragment_positives", "bundles_before_senses", "windows",
+        "positives", "negatives", "xi", "splits", "graph_period", "dropped_straddling_windows", "starring_pairs",
+        "felicitous_predicates", "positives_available", "candidate_bundles", "thresholds"}
+    assert (written["windows"], written["positives"], written["negatives"]) == (2, 3, 4)
+    test = written["splits"]["test"]  # type: ignore[index]
+    assert (test["windows"], test["positives"], test["negatives"], test["xi"]) == (1, 2, 2, 0.5)
+    assert set(written["splits"]["dev"]) == {  # type: ignore[arg-type]
+        "windows", "window_ids", "dates", "articles", "candidate_windows", "candidate_bundles", "bundles",
+        "positives", "negatives", "xi", "buckets"}
+    assert written["graph_period"]["split"] == "TRAIN"  # type: ignore[index]
+    rows = {line.split()[0]: line.split() for line in stats.table().splitlines()[1:]}
+    assert rows["test"][-5:] == ["1", "2", "2", "2", "0.500"]  # windows, bundles, positives, negatives, xi
+    assert rows["all"][-4:] == ["3", "3", "4", "0.429"]
 
 
 def test_the_source_sentence_is_the_positive_triples_own() -> None:
@@ -175,13 +195,13 @@ def test_same_seed_same_files_and_cli_layout(tmp_path: Path) -> None:
     stats_a = build_benchmark_files(triples, tmp_path / "a", CONFIG, tmp_path / "wn")
     stats_b = build_benchmark_files(triples, tmp_path / "b", CONFIG, tmp_path / "wn")
     assert (tmp_path / "a" / "test.jsonl").read_bytes() == (tmp_path / "b" / "test.jsonl").read_bytes()
-    assert stats_a == {**stats_b, "triples": stats_a["triples"]}
+    assert stats_a == replace(stats_b, triples=stats_a.triples)
     entries = read_jsonl(tmp_path / "a" / "test.jsonl")
     # Real WordNet: visit's hyponyms include sightsee and "drop by"; buy's include repurchase.
     assert ("test-00000", 0, "ibm", "(repurchase.1,repurchase.2)", "lotus") in _props(entries)
     assert ("test-00001", 0, "ibm", "(drop_by.1,drop_by.2)", "lotus") in _props(entries)
     assert ("test-00001", 0, "ibm", "(sightsee.1,sightsee.2)", "lotus") not in _props(entries)  # present
-    assert orjson.loads((tmp_path / "a" / "stats.json").read_bytes())["positives"] == stats_a["positives"]
+    assert orjson.loads((tmp_path / "a" / "stats.json").read_bytes())["positives"] == stats_a.positives
 
 
 def test_spans_cover_heads_and_light_verb_nouns() -> None:

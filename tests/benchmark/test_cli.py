@@ -29,7 +29,8 @@ def test_build_prints_the_stats_table(tmp_path: Path) -> None:
     stats = orjson.loads((tmp_path / "bench" / "stats.json").read_bytes())
     assert stats["thresholds"]["min_pair_articles"] == 2
     assert stats["thresholds"]["bucket_bounds"][0] == 6000
-    assert f"{stats['positives']:>9} {stats['negatives']:>9}" in result.output
+    (total,) = [line.split() for line in result.output.splitlines() if line.startswith("all ")]
+    assert total[-3:] == [f"{stats['positives']:,}", f"{stats['negatives']:,}", f"{stats['xi']:.3f}"]
     assert (tmp_path / "bench" / "dev.jsonl").is_file() and (tmp_path / "bench" / "test.jsonl").is_file()
     # The hypothesis-only audit follows, for both splits, recorded beside the files.
     audit = orjson.loads((tmp_path / "bench" / "audit.json").read_bytes())
@@ -46,7 +47,8 @@ def test_audit_reports_auc_norm(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert orjson.loads(result.output)["auc_norm"] > 0.95
     missing = CliRunner().invoke(app, ["benchmark", "audit", str(tmp_path / "none.jsonl")])
-    assert missing.exit_code != 0
+    assert missing.exit_code == 2
+    assert missing.stderr.startswith("error: ") and "none.jsonl" in missing.stderr
 
 
 def test_audit_of_a_folder_prints_dev_and_test(tmp_path: Path) -> None:

@@ -189,7 +189,7 @@ def test_image_install_path_gives_a_working_egqa(tmp_path: Path) -> None:
     image_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the image sets none
     probe = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
-         "import benchmark, graph_builder, retrieval, service; "
+         "import benchmark, graph_builder, retrieval, service, retrieval.backends.elasticsearch; "
          "print(*(m.__file__ for m in (benchmark, graph_builder, retrieval, service)), sep='\\n')"],
         cwd=tmp_path, env=image_env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0, probe.stderr

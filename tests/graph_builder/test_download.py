@@ -26,6 +26,11 @@ def served(reuters_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     (root / "broken.tar.gz").write_bytes(b"this is not gzip")
     with tarfile.open(root / "other.tar.gz", "w:gz") as tar:
         tar.add(reuters_dir / "README.txt", arcname="README.txt")
+    altered = root / "reut2-007.sgm"  # one article's text changed by a byte: not the distribution any more
+    altered.write_bytes((reuters_dir / "reut2-007.sgm").read_bytes().replace(b"<BODY>", b"<BODY> ", 1))
+    with tarfile.open(root / "altered.tar.gz", "w:gz") as tar:
+        for path in sorted(reuters_dir.glob("reut2-*.sgm")):
+            tar.add(altered if path.name == altered.name else path, arcname=path.name)
     handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -42,10 +47,15 @@ def test_download_unpacks_every_sgm_file(served: str, reuters_dir: Path, tmp_pat
     assert not (folder / "README.txt").exists() and not list(folder.glob("*.part"))
     # A complete folder is reused: a second call with a dead URL does not download.
     assert download_reuters(folder, "http://127.0.0.1:9/none.tar.gz") == folder
+    # One whose files were changed is downloaded again.
+    (folder / "reut2-003.sgm").write_bytes(b"")
+    assert download_reuters(folder, f"{served}/reuters21578.tar.gz") == folder
+    assert (folder / "reut2-003.sgm").read_bytes() == (reuters_dir / "reut2-003.sgm").read_bytes()
 
 
 @pytest.mark.parametrize(("name", "needle"), [("missing.tar.gz", "HTTP 404"), ("broken.tar.gz", "not a readable"),
-                                              ("other.tar.gz", "no reut2-")])
+                                              ("other.tar.gz", "no reut2-"),
+                                              ("altered.tar.gz", "not Reuters-21578 Distribution 1.0")])
 def test_bad_downloads_are_clear_errors(served: str, tmp_path: Path, name: str, needle: str) -> None:
     with pytest.raises(CorpusError, match=needle):
         download_reuters(tmp_path / "c", f"{served}/{name}")

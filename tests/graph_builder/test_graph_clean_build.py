@@ -18,6 +18,7 @@ from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_ste
 from graph_builder.graphs.graphset import GraphSet, strongest_edges
 from graph_builder.graphs.measures import measure_matrix
 from graph_builder.triples import write_shard
+from service.cli import app as egqa
 from service.commands import graph as graph_cmd
 from tests.graph_builder.graph_fixtures import random_specs, triple_rows
 
@@ -100,15 +101,14 @@ def test_top_lists_the_strongest_edges_without_self_edges(built: tuple[Path, Pat
     rev = gs.graphs[first["graph"]]
     i, j = rev.index[first["premise"]], rev.index[first["hypothesis"]]
     assert first["reverse"] == rev.csr("binc")[j, i]
-    app = typer.Typer()
-    graph_cmd.register(app)
-    result = CliRunner().invoke(app, ["graph", "top", str(built[1]), "--measure", "global", "-n", "5", "--json"])
+    result = CliRunner().invoke(egqa, ["graph", "top", str(built[1]), "--measure", "global", "-n", "5", "--json"])
     assert result.exit_code == 0, result.output
     listed = orjson.loads(result.output)
     assert len(listed) == 5 and all(e["premise"] != e["hypothesis"] for e in listed)
     assert [e["score"] for e in listed] == sorted((e["score"] for e in listed), reverse=True)
-    bad = CliRunner().invoke(app, ["graph", "top", str(built[1]), "--measure", "nope"])
-    assert bad.exit_code != 0 and "available" in str(bad.exception or bad.output)
+    bad = CliRunner().invoke(egqa, ["graph", "top", str(built[1]), "--measure", "nope"])
+    assert bad.exit_code == 2
+    assert bad.stderr.startswith("error: ") and "available" in bad.stderr
 
 
 def test_levyholt_scores_every_measure_of_the_set_side_by_side(built: tuple[Path, Path], tmp_path: Path) -> None:
@@ -150,6 +150,14 @@ def test_edge_stats_count_both_way_ones_and_negation_edges(tmp_path: Path) -> No
     # a <-> b at 1.0 both ways (one pair; NEG a -> b is 1.0 one way only); a <-> NEG a: two edges.
     assert stats == {"measure": "binc", "edges": 5, "pairs_at_1_both_ways": 1, "pairs_near_1_both_ways": 1,
                      "neg_edges": 2}
+    app = typer.Typer()
+    graph_cmd.register(app)
+    shown = CliRunner().invoke(app, ["graph", "stats", str(tmp_path)])
+    assert shown.exit_code == 0, shown.output
+    head, row = shown.output.splitlines()
+    assert head.split() == ["measure", "edges", "1.0", "both", "ways", ">=0.99", "both", "NEG", "edges"]
+    assert row.split() == ["binc", "5", "1", "1", "2"]
+    assert head.index("NEG edges") + len("NEG edges") == len(row)  # numbers right-aligned under their heads
 
 
 def test_cli_build_records_support_and_global_choices(built: tuple[Path, Path], tmp_path: Path) -> None:

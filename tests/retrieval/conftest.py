@@ -21,10 +21,18 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def _es_up(url: str) -> bool:
-    """Return True when a cluster answers yellow/green at `url`."""
-    from retrieval.backends.elasticsearch import wait_until_up
+    """Return True when a cluster answers yellow/green at `url` within a couple of seconds."""
+    from graph_builder.errors import StoreError
+    from retrieval.backends.elasticsearch import ElasticsearchStore
 
-    return wait_until_up(url, timeout=2.0)
+    store = ElasticsearchStore.from_url(url, request_timeout=2.0)
+    try:
+        store.ping()
+        return True
+    except StoreError:
+        return False
+    finally:
+        store.close()
 
 
 def _unavailable(reason: str) -> None:

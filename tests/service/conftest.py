@@ -2,42 +2,27 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.triples import read_articles, read_triples
 from retrieval.factory import open_store
 from service.app import create_app
-from service.demo import free_port
 from service.engine import ScoringEngine
 from service.settings import Settings
 from tests.conftest import Build
+from tests.service.live import live_server
 from tests.retrieval.conftest import es_url  # noqa: F401  (the real Elasticsearch fixture)
 
 @contextmanager
 def serve_in_thread(settings: Settings) -> Iterator[str]:
     """Run the app from `settings` on a free loopback port, as `egqa serve` does; yield its base URL."""
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(settings.model_copy(update={"port": port})), host="127.0.0.1",
-                                        port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 60
-    while not srv.started and time.time() < deadline:
-        time.sleep(0.1)
-    assert srv.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=10)
+    with live_server(create_app(settings)) as (host, port):
+        yield f"http://{host}:{port}"
 
 
 @pytest.fixture(scope="session")

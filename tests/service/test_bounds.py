@@ -9,7 +9,8 @@ from pathlib import Path
 import httpx
 
 from graph_builder.triples import read_triples
-from service.demo import open_files, rss_mb, service_process
+from bench._support import open_files, rss_mb
+from service.demo import service_process
 from tests.conftest import Build
 
 BURSTS, CONCURRENT, CONNECTIONS = 8, 80, 4

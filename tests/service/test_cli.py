@@ -39,3 +39,59 @@ def test_an_invalid_setting_names_the_variable_not_the_value(tmp_path: Path) -> 
                                                       "HOME": str(tmp_path)})
     assert run.returncode == 2
     assert "EGQA_API_KEY: api_key must be at least 16 characters" in run.stderr and "tooshort-key" not in run.stderr
+
+
+def test_help_lists_the_commands_in_pipeline_order_and_names_no_python_types() -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    shown = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    listed = [line.split()[0] for line in shown.output.split("Commands:")[1].splitlines() if line.strip()]
+    commands = [name for name in listed if name in {"demo", "extract", "graph", "index", "serve", "benchmark",
+                                                     "evaluate", "compare"}]
+    assert commands == ["demo", "extract", "graph", "index", "serve", "benchmark", "evaluate", "compare"]
+    for command in (["extract"], ["graph", "build"], ["graph", "eval-levyholt"], ["benchmark", "build"], ["ingest"]):
+        text = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "200"}).output
+        for python_type in ("<str>", "<int>", "<float>", "list[", "Path>", "range>"):
+            assert python_type not in text, f"egqa {' '.join(command)} --help shows {python_type}"
+    assert "CORPUS <path>..." in CliRunner().invoke(app, ["extract", "--help"], env={"COLUMNS": "200"}).output
+
+
+def test_a_format_outside_its_choices_is_exit_2_naming_them(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    bad = CliRunner().invoke(app, ["graph", "import", str(tmp_path), "--out", str(tmp_path / "g"), "--format", "x"])
+    assert bad.exit_code == 2
+    assert "Invalid value for '--format'" in bad.output and "'hosseini', 'berant'" in bad.output
+    bad = CliRunner().invoke(app, ["graph", "eval-levyholt", str(tmp_path), str(tmp_path), "--format", "x"])
+    assert bad.exit_code == 2
+    assert "'rels', 's', 'both'" in bad.output
+
+
+def test_an_invalid_value_met_by_a_command_is_one_readable_line_and_exit_2() -> None:
+    import typer
+    from pydantic import BaseModel, Field
+    from typer.testing import CliRunner
+
+    from service.cli import _PipelineGroup
+
+    class Limits(BaseModel):
+        port: int = Field(le=65535)
+
+    app = typer.Typer(cls=_PipelineGroup)
+
+    @app.command()
+    def check(port: int) -> None:
+        Limits(port=port)
+
+    @app.command()
+    def other() -> None:
+        """A second command, so that `check` is a subcommand as egqa's are."""
+
+    result = CliRunner().invoke(app, ["check", "70000"])
+    assert result.exit_code == 2
+    assert result.stderr == "error: port: Input should be less than or equal to 65535\n"

@@ -171,7 +171,7 @@ def test_cli_compare_prints_the_table_and_writes_json(tmp_path: Path) -> None:
             for b in range(30) for k in range(2)]
     (tmp_path / "scores.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     result = CliRunner().invoke(app, ["compare", str(tmp_path), "--baseline", "lin", "--resamples", "50",
-                                      "--json", str(tmp_path / "compare.json")])
+                                      "--out", str(tmp_path / "compare.json")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     # 20 bundles where binc ranks the positive first and lin ties the two; 10 where only lin scores (a tie).
@@ -179,5 +179,9 @@ def test_cli_compare_prints_the_table_and_writes_json(tmp_path: Path) -> None:
     assert lines[2].split()[-6:] == ["20", "0", "0", "0", "0", "10"]  # binc
     saved = orjson.loads((tmp_path / "compare.json").read_bytes())
     assert saved["scorers"]["binc"]["minus_baseline"]["ap_norm"] > 0
+    printed = CliRunner().invoke(app, ["compare", str(tmp_path), "--baseline", "lin", "--resamples", "50", "--json"])
+    assert printed.exit_code == 0, printed.output
+    assert orjson.loads(printed.output) == saved  # --json prints what --out writes, and nothing else
     bad = CliRunner().invoke(app, ["compare", str(tmp_path), "--baseline", "cos"])
-    assert bad.exit_code != 0 and "no scores for 'cos'" in str(bad.exception)
+    assert bad.exit_code == 2
+    assert bad.stderr == "error: no scores for 'cos'; the run holds: binc, lin\n"

@@ -9,7 +9,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -24,39 +23,18 @@ from graph_builder.live import extract_articles, prepare
 from graph_builder.pipeline import extract_corpus
 from graph_builder.triples import read_articles, read_triples
 from retrieval.backends.sqlite import SQLiteStore
-from service.demo import free_port
+from service.demo import service_process
 from service.ingestion.queue import IngestQueue
 from tests.service.articles import articles
-from tests.service.test_ingest import GRAPHS, REPO
+from tests.service.test_ingest import GRAPHS
 
 
 @contextmanager
 def server(store: Path, log: Path, graphs: Path = GRAPHS) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`python -m service serve` over `store`, from this worktree, in its own process; yield its URL and process."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "EGQA_LM": "false", "EGQA_LOG_LEVEL": "warning",
-           "EGQA_INGEST_WORKERS": "1"}
-    with log.open("ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--graphs", str(graphs), "--store",
-                                 f"sqlite:///{store}", "--port", str(port)], cwd=REPO, env=env, stdout=out,
-                                stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, f"the server exited: {log.read_text()[-2000:]}"
-            try:
-                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not get ready"
-            time.sleep(0.2)
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(30)
+    """`egqa serve` over `store` in its own process; yield its URL and process."""
+    env = {"EGQA_LM": "false", "EGQA_INGEST_WORKERS": "1"}
+    with service_process(graphs, f"sqlite:///{store}", log, timeout=120, env=env) as served:
+        yield served.url, served.process
 
 
 def test_a_server_killed_mid_ingestion_indexes_every_accepted_article_exactly_once_after_restart(tmp_path: Path) -> None:

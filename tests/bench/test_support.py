@@ -1,4 +1,4 @@
-"""The /proc readers the benchmarks report service memory with."""
+"""The process readers the benchmarks and tests report service memory and files with."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from service.demo import rss_breakdown, rss_mb
+from bench._support import open_files, rss_breakdown, rss_mb
 
 
 def test_rss_breakdown_attributes_a_mapped_file_to_its_folder(tmp_path: Path) -> None:
@@ -22,3 +22,13 @@ def test_rss_breakdown_attributes_a_mapped_file_to_its_folder(tmp_path: Path) ->
     assert parts["anonymous"] > 10 and parts["libraries"] > 10
     assert abs(sum(parts.values()) - rss_mb(os.getpid())) < 0.1 * rss_mb(os.getpid())
     del mapped
+
+
+def test_open_files_counts_the_descriptors_on_one_file(tmp_path: Path) -> None:
+    """Two handles on one file count two; a handle on another file does not count."""
+    path, other = tmp_path / "evidence.db", tmp_path / "other.db"
+    path.write_bytes(b"x")
+    other.write_bytes(b"y")
+    with path.open("rb"), path.open("rb"), other.open("rb"):
+        assert open_files(os.getpid(), path) == 2
+    assert open_files(os.getpid(), path) == 0
