@@ -9,8 +9,8 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
 from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
 from graph_builder.extraction.words import (
-    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, LIGHT_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
-    SOURCE_VERBS, SUBJECT_DEPS,
+    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, PLACE_LABELS, PLACE_PREPOSITIONS,
+    REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS, VERB_PHRASES_AFTER_OBJECT,
 )
 
 
@@ -25,7 +25,8 @@ class Frame:
     controllers: list[str] = field(default_factory=list)
     words: set[Token] = field(default_factory=set)
     passive: bool = False
-
+    # Pairs stated beside the slots' own pairing: the object and the place of its noun ("cut jobs in Ohio").
+    pairs: list[tuple[Slot, Slot]] = field(default_factory=list)
 
 
 def fronted(prep: Token, verb: Token) -> bool:
@@ -77,7 +78,12 @@ def verb_frame(verb: Token) -> Frame | None:
             frame.slots += slots_for([child], "2")
         elif dep == "dobj" and not _subject_of_clause(child, verb):
             frame.slots += slots_for([child], "2")
-            frame.slots += _light_noun_slots(child)
+            moved = _verbs_phrase_after_object(child, lemma)
+            if moved is not None:
+                frame.slots += prep_slots(moved)
+            else:
+                frame.slots += _light_noun_slots(child)
+                frame.pairs += _place_pairs(child, lemma)
         elif dep == "agent" and frame.passive:
             frame.slots += slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
         elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not fronted(child, verb) \
@@ -166,10 +172,38 @@ def _light_noun_slots(dobj: Token) -> list[Slot]:
     slots = []
     # Only the first phrase after the noun is surely its own: in "a round of bidding by firms" the parser hangs "by"
     # on "round" though it belongs to "bidding".
-    first = next((c for c in dobj.rights if c.dep_ == "prep"), None)
+    first = _first_phrase(dobj)
     if first is not None and not introduces_examples(dobj, first) and not (measured and measured.head == first):
         slots += prep_slots(first, (dobj,), noun)
     return slots
+
+
+def _first_phrase(noun: Token) -> Token | None:
+    return next((c for c in noun.rights if c.dep_ == "prep"), None)
+
+
+def _verbs_phrase_after_object(dobj: Token, lemma: str) -> Token | None:
+    """The phrase right after the object (or after the noun an amount or part of it measures) that the verb takes,
+    though the parser hung it on the noun: "purchased stock from Y", "protect part of its exports from attacks"."""
+    noun = measured_noun(dobj) or dobj
+    prep = _first_phrase(noun)
+    if prep is None:
+        return None
+    verbs = VERB_PHRASES_AFTER_OBJECT.get(prep.lower_)
+    return prep if verbs is not None and lemma.split(".")[0] in verbs else None
+
+
+def _place_pairs(dobj: Token, lemma: str) -> list[tuple[Slot, Slot]]:
+    """"cut jobs in North America": the place of a common-noun object is also where the act touched it, so the object
+    and the place are paired as (cut.2,cut.in.2) beside the subject's (cut.1,cut.job.in.2)."""
+    if dobj.pos_ != "NOUN" or dobj.ent_type_ or lemma in LIGHT_VERBS or lemma in REPORTING_VERBS \
+            or measured_noun(dobj) is not None or dobj.lemma_.lower() in HOLDING_NOUNS:
+        return []
+    prep = _first_phrase(dobj)
+    if prep is None or prep.lower_ not in PLACE_PREPOSITIONS:
+        return []
+    places = [s for s in prep_slots(prep) if s.arg.head.ent_type_ in PLACE_LABELS]
+    return [(obj, place) for obj in slots_for([dobj], "2") for place in places]
 
 
 def copula_frames(copula: Token) -> list[Frame]:

@@ -47,19 +47,20 @@ def _beside_light_noun(slot: Slot, other: Slot) -> bool:
 
 
 def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relation]:
-    """Yield every relation a frame states: each pair of slots with different roles."""
+    """Yield every relation a frame states: each pair of slots with different roles, then the frame's own pairs."""
     slots = sorted(frame.slots, key=lambda s: s.rank)
     negated = frame.negations % 2 == 1
-    for i, first in enumerate(slots):
-        for second in slots[i + 1:]:
-            if first.role == second.role or first.arg.norm == second.arg.norm:
-                continue
-            if first.arg.head in second.words or second.arg.head in first.words:
-                continue  # a light-verb noun is part of the predicate, not an argument of it
-            if _beside_light_noun(first, second) or _beside_light_noun(second, first):
-                continue
-            if require_entity and not (first.arg.is_entity or second.arg.is_entity):
-                continue
-            words = sorted({*frame.words, *first.words, *second.words}, key=lambda t: t.i)
-            yield Relation(predicate_name(frame, first, second, negated), " ".join(t.text for t in words),
-                           negated, first.arg, second.arg)
+    candidates = [(first, second) for i, first in enumerate(slots) for second in slots[i + 1:]]
+    candidates += [tuple(sorted(pair, key=lambda s: s.rank)) for pair in frame.pairs]  # type: ignore[misc]
+    for first, second in candidates:
+        if first.role == second.role or first.arg.norm == second.arg.norm:
+            continue
+        if first.arg.head in second.words or second.arg.head in first.words:
+            continue  # a light-verb noun is part of the predicate, not an argument of it
+        if _beside_light_noun(first, second) or _beside_light_noun(second, first):
+            continue
+        if require_entity and not (first.arg.is_entity or second.arg.is_entity):
+            continue
+        words = sorted({*frame.words, *first.words, *second.words}, key=lambda t: t.i)
+        yield Relation(predicate_name(frame, first, second, negated), " ".join(t.text for t in words),
+                       negated, first.arg, second.arg)

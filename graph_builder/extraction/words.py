@@ -42,6 +42,20 @@ SOURCE_VERBS = frozenset({
     "stop", "deter", "discourage", "exempt", "shield", "defend", "restrict", "convert", "change", "translate",
     "cut", "reduce", "lower", "increase", "boost", "extend", "lift", "upgrade", "downgrade", "pull", "ship",
     "send", "export", "bring", "fly", "carry", "deliver"})
+# Verbs whose to-phrase after the object is the goal of the act: "delivered the first jet to ANA".
+GOAL_VERBS = frozenset({
+    "sell", "deliver", "send", "ship", "export", "supply", "transfer", "lend", "give", "offer", "grant", "award",
+    "provide", "hand", "return", "donate", "assign", "sign", "lease", "rent", "license", "distribute", "issue", "move",
+    "shift", "switch", "bring", "fly", "carry", "introduce", "present", "submit", "refer", "pass", "extend", "sublet"})
+# A phrase the parser hangs on the verb's object that belongs to the verb, by its preposition and the verbs that take
+# it: "bought stock and options from Y", "protect part of its exports from attacks", "deliver the jet to Y".
+VERB_PHRASES_AFTER_OBJECT: dict[str, frozenset[str]] = {"from": SOURCE_VERBS, "to": GOAL_VERBS}
+# The preposition and entity labels of place: "cut jobs in North America" also says where the jobs were cut.
+PLACE_PREPOSITIONS = frozenset({"in"})
+PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
+# Nouns whose in-phrase is what is held, not a place ("a stake in Techem", the name often taken for a place).
+HOLDING_NOUNS = frozenset({"stake", "interest", "holding", "shareholding", "stakeholding", "share", "position",
+                           "ownership"})
 AMOUNT_LABELS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 # Where a reporting verb's speaker was ("told reporters at the Auto Show"): kept beside a reported clause.
 SCENE_PREPOSITIONS = frozenset({"at", "in", "to"})

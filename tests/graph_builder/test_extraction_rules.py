@@ -322,3 +322,24 @@ def test_a_credit_rating_is_no_argument() -> None:
     assert ("s&p", "(cut.1,cut.2)", "debt") in triples
     assert not any("ccc" in o or "minus" in o for _, _, o in triples)
     assert ("acme corp", "(buy.1,buy.stake.in.2)", "bb capital") in _triples("Acme Corp bought a stake in BB Capital.")
+
+
+# --- extractor v5: every binary relation between two participants of a clause ---------------------------------------
+
+def test_a_place_after_the_object_is_paired_with_the_object() -> None:
+    triples = _triples("The move comes as Acme Corp is cutting about 4,000 hourly and salaried jobs in Ohio and closing "
+                       "two plants.")
+    assert ("job", "(cut.2,cut.in.2)", "ohio") in triples
+    assert ("acme corp", "(cut.1,cut.job.in.2)", "ohio") in triples
+    assert not any(p.startswith("(acquire.2") for _, p, _ in _triples("Acme Corp has acquired a 17 percent stake in Gizmo."))
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # a source verb's from-phrase hung on its object, or on the noun its part measures, is the verb's
+    ("Iran is pursuing the pipeline project to protect part of its oil exports from Iraqi air attacks in the Gulf.",
+     ("iran", "(protect.1,protect.from.2)", "air attack")),
+    ("Widget Inc said it has received an informal inquiry from the Securities and Exchange Commission.",
+     ("inquiry", "(receive.2,receive.from.2)", "securities and exchange commission")),
+])
+def test_a_phrase_the_verb_takes_is_the_verbs_after_its_object(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
