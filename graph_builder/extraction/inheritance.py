@@ -6,9 +6,10 @@ from spacy.tokens import Token
 
 from graph_builder.extraction.arguments import Argument, argument_of
 from graph_builder.extraction.frames import Frame, negating_determiner
-from graph_builder.extraction.slots import Slot, with_conjuncts
+from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
-    INTRANSITIVE_VERBS, OBJECT_CONTROL_VERBS, RELATIVE_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
+    COPULA_LEMMAS, INTRANSITIVE_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PURPOSE_NOUNS, RELATIVE_PRONOUNS,
+    REPORTING_VERBS, SUBJECT_DEPS,
 )
 
 
@@ -39,6 +40,10 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         frame.slots += [Slot(s.arg, own_role) for s in _subject_slots(head)]
         frame.controllers = _conjunct_controllers(verb, head, frames)
         _share_object(head, frame)
+    elif verb.dep_ in {"conj", "xcomp"} and not has_subject and head is None and _copula_subject_shared(verb):
+        # "X is to maintain its home in Y, but has no other restrictions": the copula's subject is the verb's
+        copula_subjects = slots_for([c for c in verb.head.children if c.dep_ == "nsubj"], "1")
+        frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in copula_subjects]
     elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
         if head.lemma in REPORTING_VERBS - {"tell"} and not head.passive and verb.tag_ in {"VBD", "VBZ", "VBP"}:
             return  # "traders the agency said used an account": the parser's xcomp is the reported clause
@@ -64,6 +69,11 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         if noun is not None:
             frame.passive = True
             frame.slots.append(Slot(noun, "2"))
+    elif verb.dep_ == "acl" and verb.tag_ == "VBG" and not has_subject and frame.lemma not in LISTING_PARTICIPLES:
+        # "countries urging the EU to stick to the policy": the noun a participle qualifies is its subject
+        noun = argument_of(verb.head)
+        if noun is not None:
+            frame.slots.append(Slot(noun, "1"))
     elif verb.dep_ in {"advcl", "acl"} and not has_subject and _is_open_clause(verb):
         # "ESA said, showing images"; "sold shares to raise cash"; "signed a contract to acquire aircraft":
         # the open clause's understood subject is the subject of the verb it hangs on.
@@ -78,6 +88,18 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         if head is None:
             return
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]
+
+
+def _copula_subject_shared(verb: Token) -> bool:
+    """A verb coordinated with a copula ("X is ... but has ..."), or its to-infinitive ("X is to maintain ..."), shares
+    the copula's subject, unless that subject names a purpose ("the plan is to buy Y": the plan buys nothing)."""
+    copula = verb.head
+    if copula.pos_ != "AUX" or copula.lemma_ not in COPULA_LEMMAS or (verb.dep_ == "xcomp" and not _has_to(verb)):
+        return False
+    if copula.dep_ == "relcl":
+        return False  # "X, whose brand is the top seller, controls half the market": the parser's conjunct is X's verb
+    subjects = [c for c in copula.children if c.dep_ == "nsubj"]
+    return bool(subjects) and not any(s.lemma_.lower() in PURPOSE_NOUNS for s in subjects)
 
 
 def _antecedent(relcl: Token) -> Token:

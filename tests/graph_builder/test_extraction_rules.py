@@ -343,3 +343,19 @@ def test_a_place_after_the_object_is_paired_with_the_object() -> None:
 ])
 def test_a_phrase_the_verb_takes_is_the_verbs_after_its_object(sentence: str, expected: tuple[str, str, str]) -> None:
     assert expected in _triples(sentence)
+
+
+def test_a_verb_beside_a_copula_shares_its_subject() -> None:
+    triples = _triples("John Smith is to keep his home in Boston, but has no other restrictions imposed by the court.")
+    assert ("john smith", "(keep.1,keep.2)", "home") in triples
+    assert ("john smith", "NEG__(have.1,have.2)", "restriction") in triples
+    assert _triples("The plan is to buy Widget Inc.") == set()  # a plan buys nothing
+
+
+def test_a_participle_takes_the_noun_it_qualifies_as_subject() -> None:
+    assert ("country", "(urge.1,urge.2)", "european union") in _triples(
+        "Britain is among the countries urging the European Union to cut tariffs.")
+    assert ("report", "(show.1,show.sale.at.2)", "acme corp") in _triples(
+        "Investors welcomed a report showing strong sales at Acme Corp.")
+    assert not any(s == "client" for s, _, _ in _triples("Acme Corp sells tools to clients ranging from Widget Inc to "
+                                                          "Gizmo Ltd."))
