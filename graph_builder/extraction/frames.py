@@ -9,8 +9,9 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
 from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
 from graph_builder.extraction.words import (
-    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, PLACE_LABELS, PLACE_PREPOSITIONS,
-    REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS, VERB_PHRASES_AFTER_OBJECT,
+    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, PERSON_TITLES,
+    PLACE_LABELS, PLACE_PREPOSITIONS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
+    VERB_PHRASES_AFTER_OBJECT,
 )
 
 
@@ -267,3 +268,30 @@ def apposition_frames(noun: Token) -> list[Frame]:
         frames.append(frame)
     return frames
 
+
+def title_frames(name: Token) -> list[Frame]:
+    """"the president of the Commission, Jose Barroso" -> (president.of.1,president.of.2), as "Barroso, president of the
+    Commission" gives; also where the parser hangs the name on the organisation ("the president of the Chicago Fed,
+    Charles Evans")."""
+    if name.ent_type_ != "PERSON" or name.dep_ != "appos":
+        return []
+    before = name.doc[name.left_edge.i - 1] if name.left_edge.i > 0 else None
+    anchor = argument_of(name)
+    if before is None or before.text != "," or anchor is None:
+        return []
+    title, only = name.head, None
+    if title.ent_type_ and title.ent_type_ != "PERSON" and title.dep_ == "pobj" and title.head.dep_ == "prep":
+        title, only = title.head.head, title.head  # the name hung on the organisation of the title's phrase
+    lemma = clean_lemma(title)
+    if lemma not in PERSON_TITLES or title.pos_ != "NOUN" or title.ent_type_ or title.tag_ != "NN":
+        return []
+    if title.dep_ == "appos":
+        return []  # the post is another name's already: "X, chairman of Acme Inc, Y, chairman of Widget Inc"
+    frames = []
+    for prep in title.children:
+        marker = clean_lemma(prep) if prep.dep_ == "prep" else None
+        if marker is None or marker in {"such", "including", "like"} or (only is not None and prep != only):
+            continue
+        objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
+        frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep}))
+    return frames

@@ -87,3 +87,12 @@ PURPOSE_NOUNS = frozenset({"aim", "goal", "plan", "idea", "intention", "objectiv
                            "problem", "answer", "role", "way", "policy", "decision", "proposal", "focus", "intent"})
 # Participles that list examples of their noun rather than say what it does: "clients ranging from X to Y".
 LISTING_PARTICIPLES = frozenset({"range", "include", "span", "vary", "stretch"})
+# Nouns that name a person's post: "the president of the Commission, Jose Barroso" states Barroso's post.
+PERSON_TITLES = frozenset({
+    "president", "chairman", "chairwoman", "chair", "chief", "head", "director", "spokesman", "spokeswoman",
+    "spokesperson", "member", "minister", "secretary", "governor", "executive", "officer", "analyst", "economist",
+    "strategist", "founder", "cofounder", "co-founder", "owner", "partner", "manager", "leader", "editor", "professor",
+    "ambassador", "commissioner", "counsel", "lawyer", "attorney", "adviser", "advisor", "treasurer", "deputy",
+    "general", "candidate", "trader", "mayor", "senator", "envoy", "representative", "principal", "shareholder",
+    "investor", "employee", "consultant", "researcher", "scientist", "official", "vice-president", "ceo", "cfo",
+    "coo", "administrator", "superintendent", "dean", "judge", "prosecutor", "coach", "captain", "boss"})

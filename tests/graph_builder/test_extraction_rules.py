@@ -359,3 +359,13 @@ def test_a_participle_takes_the_noun_it_qualifies_as_subject() -> None:
         "Investors welcomed a report showing strong sales at Acme Corp.")
     assert not any(s == "client" for s, _, _ in _triples("Acme Corp sells tools to clients ranging from Widget Inc to "
                                                           "Gizmo Ltd."))
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("The president of the Gizmo Bank, John Smith, said rates would rise.",
+     ("john smith", "(president.of.1,president.of.2)", "gizmo bank")),
+    ("A spokesman for Acme Corp, John Smith, declined to comment.",
+     ("john smith", "(spokesman.for.1,spokesman.for.2)", "acme corp")),
+])
+def test_a_name_after_its_post_holds_the_post(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
