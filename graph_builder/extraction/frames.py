@@ -10,7 +10,7 @@ from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_o
 from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
 from graph_builder.extraction.words import (
     AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, PERSON_TITLES,
-    PLACE_LABELS, PLACE_PREPOSITIONS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
+    PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
     VERB_PHRASES_AFTER_OBJECT,
 )
 
@@ -85,6 +85,8 @@ def verb_frame(verb: Token) -> Frame | None:
             else:
                 frame.slots += _light_noun_slots(child)
                 frame.pairs += _place_pairs(child, lemma)
+        elif dep == "dative" and child.pos_ in {"NOUN", "PROPN"} and lemma.split(".")[0] in RECEIVER_VERBS:
+            frame.slots += slots_for([child], "to.2")
         elif dep == "agent" and frame.passive:
             frame.slots += slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
         elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not fronted(child, verb) \

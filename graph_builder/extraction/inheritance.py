@@ -8,8 +8,8 @@ from graph_builder.extraction.arguments import Argument, argument_of
 from graph_builder.extraction.frames import Frame, negating_determiner
 from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, INTRANSITIVE_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PURPOSE_NOUNS, RELATIVE_PRONOUNS,
-    REPORTING_VERBS, SUBJECT_DEPS,
+    COPULA_LEMMAS, INTRANSITIVE_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PLACE_LABELS, PURPOSE_NOUNS,
+    RELATIVE_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
 )
 
 
@@ -64,6 +64,8 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         for pronoun in relative:
             role = {"nsubj": "1"}.get(pronoun.dep_, "2")
             frame.slots.append(Slot(noun, role))
+        if noun.head.ent_type_ in PLACE_LABELS and any(c.dep_ == "advmod" and c.lower_ == "where" for c in verb.children):
+            frame.slots.append(Slot(noun, "in.2"))  # "China, where Acme has four plants": (have.1,have.in.2)
     elif verb.dep_ == "acl" and verb.tag_ in {"VBN", "VBD"} and not has_subject:
         noun = argument_of(verb.head)
         if noun is not None:

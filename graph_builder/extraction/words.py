@@ -47,6 +47,9 @@ GOAL_VERBS = frozenset({
     "sell", "deliver", "send", "ship", "export", "supply", "transfer", "lend", "give", "offer", "grant", "award",
     "provide", "hand", "return", "donate", "assign", "sign", "lease", "rent", "license", "distribute", "issue", "move",
     "shift", "switch", "bring", "fly", "carry", "introduce", "present", "submit", "refer", "pass", "extend", "sublet"})
+# Verbs whose first object, before a second one, is the receiver: "sold Widget Inc the brand" = "sold the brand to
+# Widget Inc", so that object takes the role of the to-phrase.
+RECEIVER_VERBS = GOAL_VERBS | frozenset({"pay", "owe", "promise", "show", "teach", "lend", "loan", "wire"})
 # A phrase the parser hangs on the verb's object that belongs to the verb, by its preposition and the verbs that take
 # it: "bought stock and options from Y", "protect part of its exports from attacks", "deliver the jet to Y".
 VERB_PHRASES_AFTER_OBJECT: dict[str, frozenset[str]] = {"from": SOURCE_VERBS, "to": GOAL_VERBS}

@@ -369,3 +369,16 @@ def test_a_participle_takes_the_noun_it_qualifies_as_subject() -> None:
 ])
 def test_a_name_after_its_post_holds_the_post(sentence: str, expected: tuple[str, str, str]) -> None:
     assert expected in _triples(sentence)
+
+
+def test_a_where_clause_places_its_verb_in_the_antecedent() -> None:
+    triples = _triples("Acme Corp has a foothold in China, where Widget Inc has four plants.")
+    assert ("widget inc", "(have.1,have.in.2)", "china") in triples
+    assert ("plant", "(have.2,have.in.2)", "china") in triples
+
+
+def test_a_receiver_before_the_object_is_the_to_phrase() -> None:
+    triples = _triples("Acme Corp sold Widget Inc the brand.")
+    assert {("acme corp", "(sell.1,sell.to.2)", "widget inc"), ("brand", "(sell.2,sell.to.2)", "widget inc")} <= triples
+    assert ("acme corp", "(offer.1,offer.to.2)", "bank creditor") in _triples(
+        "Acme Corp will offer its bank creditors a new pricing plan.")
