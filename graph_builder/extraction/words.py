@@ -84,10 +84,12 @@ INTRANSITIVE_VERBS = frozenset({"rise", "fall", "climb", "drop", "gain", "jump",
 RELATIVE_PRONOUNS = frozenset({"which", "who", "that", "whom"})
 COPULA_LEMMAS = frozenset({"be"})
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
-# Nouns that name a purpose: "the plan is to buy X" says what the plan is, not that the plan buys.
+# Nouns that name a purpose or a question: "the plan is to buy X", "the question is whether to ban X" say what the
+# plan or the question is, not that it buys or bans.
 PURPOSE_NOUNS = frozenset({"aim", "goal", "plan", "idea", "intention", "objective", "purpose", "strategy", "task", "job",
                            "priority", "mission", "target", "hope", "move", "step", "option", "solution", "challenge",
-                           "problem", "answer", "role", "way", "policy", "decision", "proposal", "focus", "intent"})
+                           "problem", "answer", "role", "way", "policy", "decision", "proposal", "focus", "intent",
+                           "question", "issue", "concern", "risk", "reason", "point", "worry", "fear", "need"})
 # Participles that list examples of their noun rather than say what it does: "clients ranging from X to Y".
 LISTING_PARTICIPLES = frozenset({"range", "include", "span", "vary", "stretch"})
 # Nouns that name a person's post: "the president of the Commission, Jose Barroso" states Barroso's post.
