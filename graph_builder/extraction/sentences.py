@@ -23,8 +23,19 @@ tenn tex va vt wash wis wyo
 _COMPANY_SUFFIXES = frozenset("inc corp co ltd plc llc lp bhd ag sa nv bv spa".split())
 _TITLE_CONTINUATIONS = frozenset("""
 chairman chief president executive ceo cfo coo director spokesman spokeswoman unit shares stock
-analyst analysts officials official said says
+analyst analysts officials official said says vice senior managing deputy general founder head
 """.split())
+# Words that start a sentence and never continue a name: after an abbreviation or initialism they end the sentence
+# ("... sold outside the U.S. It has ...", "... chips, memory etc. The company ..."), where a name word keeps it
+# going ("the U.S. Treasury", "U.S. Steel").
+_SENTENCE_STARTERS = frozenset("""
+the a an it its he his she her they their we our i you this these those there but and however meanwhile since while
+although though if when after before in on at for as so yet also
+""".split())
+# Abbreviations after which a starter may still continue the sentence ("Acme vs. The Widget Co").
+_NO_STARTER_BREAK = frozenset({"vs", "v"})
+# A ticker the news clean-up left glued after a name ("Inco Ltd. N.TO").
+_TICKER_RE = re.compile(r"[A-Z]+(?:\.[A-Z]+)+(?=\s|$)")
 _BOUNDARY_RE = re.compile(r"([.!?]+)([\"”’')\]]*)\s+(?=[\"“‘(\[]?[A-Z0-9])")
 _WORD_BEFORE_RE = re.compile(r"([A-Za-z][A-Za-z.&'\-]*)$")
 _NEXT_WORD_RE = re.compile(r"[\"“‘(\[]?([A-Za-z0-9][\w&'\-]*)")
@@ -32,18 +43,21 @@ _INITIAL_RE = re.compile(r"^(?:[A-Z]\.)*[A-Z]$")
 
 
 def _is_boundary(text: str, match: re.Match[str]) -> bool:
+    """Whether the full stop (or ? !) of `match` ends a sentence, judged by the word before it and the word after."""
     if match.group(1) != ".":
         return True  # "?", "!", "...": a sentence end before a capital
     before = _WORD_BEFORE_RE.search(text, 0, match.start())
     word = before.group(1) if before else ""
     low = word.lower().rstrip(".")
-    if _INITIAL_RE.match(word.rstrip(".")):
-        return False  # "John F. Kennedy", "U.S. Steel"
-    if low in _ABBREVIATIONS:
-        return False
+    after = _NEXT_WORD_RE.match(text, match.end())
+    next_word = after.group(1) if after else ""
+    if _INITIAL_RE.match(word.rstrip(".")) or low in _ABBREVIATIONS:
+        # "John F. Kennedy", "U.S. Steel", "Gov. Smith" go on; "outside the U.S. It has ..." ends
+        return len(low) > 1 and low not in _NO_STARTER_BREAK and next_word.lower() in _SENTENCE_STARTERS
     if low in _COMPANY_SUFFIXES:
-        after = _NEXT_WORD_RE.match(text, match.end())
-        return not (after and after.group(1).lower() in _TITLE_CONTINUATIONS)
+        # "Exxon Corp. The deal ..." ends; "Honda Motor Co. Ltd", "Acme Corp. Vice Chairman", "Inco Ltd. N.TO" go on
+        return not (next_word.lower() in _TITLE_CONTINUATIONS or next_word.lower() in _COMPANY_SUFFIXES
+                    or _TICKER_RE.match(text, match.end()))
     return True
 
 

@@ -322,3 +322,63 @@ def test_a_credit_rating_is_no_argument() -> None:
     assert ("s&p", "(cut.1,cut.2)", "debt") in triples
     assert not any("ccc" in o or "minus" in o for _, _, o in triples)
     assert ("acme corp", "(buy.1,buy.stake.in.2)", "bb capital") in _triples("Acme Corp bought a stake in BB Capital.")
+
+
+# --- extractor v5: every binary relation between two participants of a clause ---------------------------------------
+
+def test_a_place_after_the_object_is_paired_with_the_object() -> None:
+    triples = _triples("The move comes as Acme Corp is cutting about 4,000 hourly and salaried jobs in Ohio and closing "
+                       "two plants.")
+    assert ("job", "(cut.2,cut.in.2)", "ohio") in triples
+    assert ("acme corp", "(cut.1,cut.job.in.2)", "ohio") in triples
+    assert not any(p.startswith("(acquire.2") for _, p, _ in _triples("Acme Corp has acquired a 17 percent stake in Gizmo."))
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # a source verb's from-phrase hung on its object, or on the noun its part measures, is the verb's
+    ("Iran is pursuing the pipeline project to protect part of its oil exports from Iraqi air attacks in the Gulf.",
+     ("iran", "(protect.1,protect.from.2)", "air attack")),
+    ("Widget Inc said it has received an informal inquiry from the Securities and Exchange Commission.",
+     ("inquiry", "(receive.2,receive.from.2)", "securities and exchange commission")),
+])
+def test_a_phrase_the_verb_takes_is_the_verbs_after_its_object(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+def test_a_verb_beside_a_copula_shares_its_subject() -> None:
+    triples = _triples("John Smith is to keep his home in Boston, but has no other restrictions imposed by the court.")
+    assert ("john smith", "(keep.1,keep.2)", "home") in triples
+    assert ("john smith", "NEG__(have.1,have.2)", "restriction") in triples
+    assert _triples("The plan is to buy Widget Inc.") == set()  # a plan buys nothing
+
+
+def test_a_participle_takes_the_noun_it_qualifies_as_subject() -> None:
+    assert ("country", "(urge.1,urge.2)", "european union") in _triples(
+        "Britain is among the countries urging the European Union to cut tariffs.")
+    assert ("report", "(show.1,show.sale.at.2)", "acme corp") in _triples(
+        "Investors welcomed a report showing strong sales at Acme Corp.")
+    assert not any(s == "client" for s, _, _ in _triples("Acme Corp sells tools to clients ranging from Widget Inc to "
+                                                          "Gizmo Ltd."))
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("The president of the Gizmo Bank, John Smith, said rates would rise.",
+     ("john smith", "(president.of.1,president.of.2)", "gizmo bank")),
+    ("A spokesman for Acme Corp, John Smith, declined to comment.",
+     ("john smith", "(spokesman.for.1,spokesman.for.2)", "acme corp")),
+])
+def test_a_name_after_its_post_holds_the_post(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+def test_a_where_clause_places_its_verb_in_the_antecedent() -> None:
+    triples = _triples("Acme Corp has a foothold in China, where Widget Inc has four plants.")
+    assert ("widget inc", "(have.1,have.in.2)", "china") in triples
+    assert ("plant", "(have.2,have.in.2)", "china") in triples
+
+
+def test_a_receiver_before_the_object_is_the_to_phrase() -> None:
+    triples = _triples("Acme Corp sold Widget Inc the brand.")
+    assert {("acme corp", "(sell.1,sell.to.2)", "widget inc"), ("brand", "(sell.2,sell.to.2)", "widget inc")} <= triples
+    assert ("acme corp", "(offer.1,offer.to.2)", "bank creditor") in _triples(
+        "Acme Corp will offer its bank creditors a new pricing plan.")

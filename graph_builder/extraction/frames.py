@@ -1,0 +1,299 @@
+"""Frame builders: one predicate occurrence (a verb, a copula, an apposition) with the slots its own words fill."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from spacy.tokens import Token
+
+from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
+from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
+from graph_builder.extraction.words import (
+    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, PERSON_TITLES,
+    PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
+    VERB_PHRASES_AFTER_OBJECT,
+)
+
+
+@dataclass
+class Frame:
+    """One predicate occurrence with its slots, negation count, controlling verbs and surface words."""
+
+    lemma: str
+    head: Token
+    slots: list[Slot] = field(default_factory=list)
+    negations: int = 0
+    controllers: list[str] = field(default_factory=list)
+    words: set[Token] = field(default_factory=set)
+    passive: bool = False
+    # Pairs stated beside the slots' own pairing: the object and the place of its noun ("cut jobs in Ohio").
+    pairs: list[tuple[Slot, Slot]] = field(default_factory=list)
+
+
+def fronted(prep: Token, verb: Token) -> bool:
+    """A phrase set off by a comma before the subject frames the clause ("In a separate move, X sold its unit";
+    "Like many retailers, X raised prices"): its common noun is no participant of the verb, nor is any noun of a
+    comparison. A name keeps its relation ("In Germany, X cut jobs")."""
+    subjects = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
+    if not subjects or prep.i > subjects[0].i:
+        return False
+    after = prep.doc[prep.right_edge.i + 1] if prep.right_edge.i + 1 < len(prep.doc) else None
+    if after is None or after.text != ",":
+        return False
+    if prep.lower_ in FRAMING_PREPOSITIONS:
+        return True
+    return not any(c.ent_type_ and c.ent_type_ not in SKIPPED_ENTITY_LABELS for c in prep.children if c.dep_ == "pobj")
+
+
+def is_passive(verb: Token) -> bool:
+    return any(c.dep_ in {"auxpass", "nsubjpass", "agent"} for c in verb.children)
+
+
+def negating_determiner(noun: Token) -> Token | None:
+    """"accept no monitoring", "no company bought": the determiner "no" negates the statement."""
+    for child in noun.children:
+        if child.dep_ == "det" and child.lower_ == "no":
+            return child
+    return None
+
+
+def verb_frame(verb: Token) -> Frame | None:
+    lemma = clean_lemma(verb)
+    if lemma is None:
+        return None
+    particles = [c for c in verb.children if c.dep_ == "prt" and clean_lemma(c)]
+    for particle in particles:
+        lemma = f"{lemma}.{clean_lemma(particle)}"
+    frame = Frame(lemma, verb, passive=is_passive(verb))
+    frame.words.update([verb, *particles])
+    for child in verb.children:
+        dep = child.dep_
+        if dep in {"aux", "auxpass"} and child.tag_ != "MD":
+            frame.words.add(child)
+        elif dep == "neg":
+            frame.negations += 1
+            frame.words.add(child)
+        elif dep == "nsubj":
+            frame.slots += slots_for([child], "1")
+        elif dep == "nsubjpass":
+            frame.slots += slots_for([child], "2")
+        elif dep == "dobj" and not _subject_of_clause(child, verb):
+            frame.slots += slots_for([child], "2")
+            moved = _verbs_phrase_after_object(child, lemma)
+            if moved is not None:
+                frame.slots += prep_slots(moved)
+            else:
+                frame.slots += _light_noun_slots(child)
+                frame.pairs += _place_pairs(child, lemma)
+        elif dep == "dative" and child.pos_ in {"NOUN", "PROPN"} and lemma.split(".")[0] in RECEIVER_VERBS:
+            frame.slots += slots_for([child], "to.2")
+        elif dep == "agent" and frame.passive:
+            frame.slots += slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
+        elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not fronted(child, verb) \
+                and not (child.lower_ in COMPARISON_PREPOSITIONS and _has_amount(verb)):
+            light = _light_object(verb, lemma)
+            if light is not None:
+                noun = clean_lemma(light)
+                frame.slots += prep_slots(child, (light,), noun or "")
+            elif not _after_object(child, verb, lemma):
+                frame.slots += prep_slots(child)
+        if dep in {"nsubj", "nsubjpass", "dobj"}:
+            no = negating_determiner(child)
+            if no is not None:
+                frame.negations += 1
+                frame.words.add(no)
+    if lemma in REPORTING_VERBS:
+        reports = verb.dep_ == "parataxis" or any(c.dep_ in {"ccomp", "parataxis"} for c in verb.children)
+        frame.slots = [s for s in frame.slots if _reporting_slot_kept(s, lemma, reports)]
+    return frame
+
+
+def _reporting_slot_kept(slot: Slot, lemma: str, reports: bool) -> bool:
+    """"X said in a statement": a reporting verb keeps its subject and object, and of its prepositions only named
+    participants; beside a reported clause or quote only where it was said ("Olsson said, of the takeover by Geely,
+    ..." keeps nothing); and only "tell" joins its object's noun ("said revenue per room, or RevPAR, fell")."""
+    if slot.role in {"1", "2"}:
+        return True
+    marker = slot.role.split(".")[-2]
+    joins_noun = slot.role.count(".") > 1
+    return slot.arg.is_entity and not (reports and marker not in SCENE_PREPOSITIONS) and not (lemma != "tell" and joins_noun)
+
+
+def _after_object(prep: Token, verb: Token, lemma: str) -> bool:
+    """A phrase the parser hangs on the verb that belongs to its object or to the clause: a from-phrase right after
+    a common-noun object tells where the object comes from ("crunching numbers from the Ford agreement"), unless the
+    verb takes a source ("bought the unit from Acme"); a with-phrase set off by a comma after the object comments on
+    it ("built the hotel, with 14 storeys")."""
+    if prep.lower_ == "with" and prep.i > 0 and prep.doc[prep.i - 1].text == ",":
+        if any(c.dep_ == "dobj" and c.right_edge.i + 2 == prep.i for c in verb.children):
+            return True
+    if prep.lower_ != "from" or lemma.split(".")[0] in SOURCE_VERBS:
+        return False
+    return any(c.dep_ == "dobj" and c.pos_ == "NOUN" and not c.ent_type_ and c.right_edge.i + 1 == prep.i
+               for c in verb.children)
+
+
+def _subject_of_clause(dobj: Token, verb: Token) -> bool:
+    """"Samaras promised his administration would agree": the parser's object is the subject of the subjectless
+    finite clause right after it, which is what was promised."""
+    for clause in verb.children:
+        if clause.dep_ == "ccomp" and clause.i > dobj.i and not any(c.dep_ in SUBJECT_DEPS for c in clause.children):
+            finite = clause.tag_ in {"VBD", "VBZ", "VBP"} or any(c.tag_ == "MD" for c in clause.children)
+            between = dobj.doc[dobj.right_edge.i + 1:clause.left_edge.i]  # empty unless the clause starts after
+            if finite and not any(t.text in {",", ";", ":"} or t.lower_ in {"and", "but", "or"} for t in between):
+                return True
+    return False
+
+
+def _has_amount(verb: Token) -> bool:
+    """The verb measures something ("earned 18 cents a share", "has 9.2 percent of deposits")."""
+    return any(c.dep_ in {"dobj", "npadvmod", "attr"} and (c.ent_type_ in AMOUNT_LABELS or
+                                                           any(n.like_num for n in c.subtree))
+               for c in verb.children)
+
+
+def _light_object(verb: Token, lemma: str) -> Token | None:
+    """The common-noun object of a light verb, which joins the predicate of the verb's prepositions (an amount or a
+    measure does not: "paid 10 dlrs a share for Y" -> pay.for)."""
+    if lemma not in LIGHT_VERBS:
+        return None
+    for child in verb.children:
+        if child.dep_ == "dobj" and child.pos_ == "NOUN" and not child.ent_type_ and argument_of(child) is not None \
+                and measured_noun(child) is None:
+            return child
+    return None
+
+
+def _light_noun_slots(dobj: Token) -> list[Slot]:
+    """`maintains relations with Y`: the object noun joins the predicate with its preposition."""
+    if dobj.pos_ != "NOUN" or dobj.ent_type_:
+        return []
+    noun = clean_lemma(dobj)
+    if noun is None:
+        return []
+    measured = measured_noun(dobj)
+    slots = []
+    # Only the first phrase after the noun is surely its own: in "a round of bidding by firms" the parser hangs "by"
+    # on "round" though it belongs to "bidding".
+    first = _first_phrase(dobj)
+    if first is not None and not introduces_examples(dobj, first) and not (measured and measured.head == first):
+        slots += prep_slots(first, (dobj,), noun)
+    return slots
+
+
+def _first_phrase(noun: Token) -> Token | None:
+    return next((c for c in noun.rights if c.dep_ == "prep"), None)
+
+
+def _verbs_phrase_after_object(dobj: Token, lemma: str) -> Token | None:
+    """The phrase right after the object (or after the noun an amount or part of it measures) that the verb takes,
+    though the parser hung it on the noun: "purchased stock from Y", "protect part of its exports from attacks"."""
+    noun = measured_noun(dobj) or dobj
+    prep = _first_phrase(noun)
+    if prep is None:
+        return None
+    verbs = VERB_PHRASES_AFTER_OBJECT.get(prep.lower_)
+    return prep if verbs is not None and lemma.split(".")[0] in verbs else None
+
+
+def _place_pairs(dobj: Token, lemma: str) -> list[tuple[Slot, Slot]]:
+    """"cut jobs in North America": the place of a common-noun object is also where the act touched it, so the object
+    and the place are paired as (cut.2,cut.in.2) beside the subject's (cut.1,cut.job.in.2)."""
+    if dobj.pos_ != "NOUN" or dobj.ent_type_ or lemma in LIGHT_VERBS or lemma in REPORTING_VERBS \
+            or measured_noun(dobj) is not None or dobj.lemma_.lower() in HOLDING_NOUNS:
+        return []
+    prep = _first_phrase(dobj)
+    if prep is None or prep.lower_ not in PLACE_PREPOSITIONS:
+        return []
+    places = [s for s in prep_slots(prep) if s.arg.head.ent_type_ in PLACE_LABELS]
+    return [(obj, place) for obj in slots_for([dobj], "2") for place in places]
+
+
+def copula_frames(copula: Token) -> list[Frame]:
+    """`X is the treatment for Y` -> (treatment.for.1,treatment.for.2); `X is useful in Y` -> (useful.1,useful.in.2)."""
+    subjects = slots_for([c for c in copula.children if c.dep_ == "nsubj"], "1")
+    negations = sum(1 for c in copula.children if c.dep_ == "neg")
+    base_words = {copula, *(c for c in copula.children if c.dep_ in {"neg", "aux"} and c.tag_ != "MD")}
+    frames = []
+    for child in copula.children:
+        if child.dep_ == "attr" and child.pos_ in {"NOUN", "PROPN"} and not child.ent_type_:
+            noun = clean_lemma(child)
+            for prep in child.children:
+                marker = clean_lemma(prep) if prep.dep_ == "prep" else None
+                if noun is None or marker is None:
+                    continue
+                lemma = f"{noun}.{marker}"
+                objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
+                dets = [d for d in child.children if d.dep_ == "det"]
+                frame = Frame(lemma, copula, subjects + objects, negations,
+                              words={*base_words, child, prep, *dets})
+                frames.append(frame)
+        elif child.dep_ == "acomp" and child.pos_ == "ADJ":
+            adjective = clean_lemma(child)
+            if adjective is None:
+                continue
+            frame = Frame(adjective, copula, list(subjects), negations, words={*base_words, child})
+            # The parser hangs "in Y" of "X is useful in Y" on the adjective or on the copula.
+            for prep in [*child.children, *copula.children]:
+                if prep.dep_ == "prep":
+                    frame.slots += prep_slots(prep)
+            frames.append(frame)
+    if not any(c.dep_ in {"attr", "acomp"} for c in copula.children):
+        # "Alfredo del Mazo should be in Lima" -> (be.1,be.in.2)
+        frame = Frame("be", copula, list(subjects), negations, words=set(base_words))
+        for prep in copula.children:
+            if prep.dep_ == "prep" and not fronted(prep, copula):
+                frame.slots += prep_slots(prep)
+        if len(frame.slots) > len(subjects):
+            frames.append(frame)
+    return frames
+
+
+def apposition_frames(noun: Token) -> list[Frame]:
+    """"Peter Fellner, economist at James Capel" -> (economist.at.1,economist.at.2), like a copula."""
+    lemma = clean_lemma(noun)
+    anchor = argument_of(noun.head)
+    plural_anchor = noun.head.tag_ in {"NNS", "NNPS"} or noun.head.dep_ == "conj" or \
+        any(c.dep_ == "conj" for c in noun.head.children)
+    if lemma is None or anchor is None or (noun.tag_ == "NNS" and not plural_anchor):
+        return []  # a plural beside one name is an item of a list ("Acme Inc, 2,000 shares of Widget Corp")
+    before = noun.doc[noun.left_edge.i - 1] if noun.left_edge.i > 0 else None
+    if before is None or before.text not in {",", "(", "-", "--", "—", "–"}:
+        return []  # no apposition without a comma: "Sun Banks in Florida and Trust Co banks in Georgia"
+    frames = []
+    for prep in noun.children:
+        marker = clean_lemma(prep) if prep.dep_ == "prep" else None
+        if marker is None or marker in {"such", "including", "like"}:
+            continue
+        objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
+        frame = Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep})
+        frames.append(frame)
+    return frames
+
+
+def title_frames(name: Token) -> list[Frame]:
+    """"the president of the Commission, Jose Barroso" -> (president.of.1,president.of.2), as "Barroso, president of the
+    Commission" gives; also where the parser hangs the name on the organisation ("the president of the Chicago Fed,
+    Charles Evans")."""
+    if name.ent_type_ != "PERSON" or name.dep_ != "appos":
+        return []
+    before = name.doc[name.left_edge.i - 1] if name.left_edge.i > 0 else None
+    anchor = argument_of(name)
+    if before is None or before.text != "," or anchor is None:
+        return []
+    title, only = name.head, None
+    if title.ent_type_ and title.ent_type_ != "PERSON" and title.dep_ == "pobj" and title.head.dep_ == "prep":
+        title, only = title.head.head, title.head  # the name hung on the organisation of the title's phrase
+    lemma = clean_lemma(title)
+    if lemma not in PERSON_TITLES or title.pos_ != "NOUN" or title.ent_type_ or title.tag_ != "NN":
+        return []
+    if title.dep_ == "appos":
+        return []  # the post is another name's already: "X, chairman of Acme Inc, Y, chairman of Widget Inc"
+    frames = []
+    for prep in title.children:
+        marker = clean_lemma(prep) if prep.dep_ == "prep" else None
+        if marker is None or marker in {"such", "including", "like"} or (only is not None and prep != only):
+            continue
+        objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
+        frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep}))
+    return frames

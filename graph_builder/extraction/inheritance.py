@@ -1,0 +1,158 @@
+"""Shared arguments: coordinated, controlled, relative and participial clauses take the slots they lack."""
+
+from __future__ import annotations
+
+from spacy.tokens import Token
+
+from graph_builder.extraction.arguments import Argument, argument_of
+from graph_builder.extraction.frames import Frame, negating_determiner
+from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
+from graph_builder.extraction.words import (
+    COPULA_LEMMAS, INTRANSITIVE_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PLACE_LABELS, PURPOSE_NOUNS,
+    RELATIVE_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
+)
+
+
+def _subject_slots(frame: Frame) -> list[Slot]:
+    """The subject slots a coordinated or open clause shares: the surface subject (a by-agent is only its verb's:
+    "X, owned by Y, soared" does not make Y soar)."""
+    return [s for s in frame.slots if not _by_agent(s)
+            and (s.role == "1" or (s.role == "2" and frame.passive and s.arg.head.dep_ == "nsubjpass"))]
+
+
+def _surface_subjects(frame: Frame) -> list[Slot]:
+    """The grammatical subject of a controlling verb, active or passive: "X is expected to buy", "X wants to buy"."""
+    return [s for s in frame.slots if not _by_agent(s) and (s.role == "1" or s.arg.head.dep_ == "nsubjpass")]
+
+
+def _by_agent(slot: Slot) -> bool:
+    return any(w.dep_ == "agent" for w in slot.words)
+
+
+def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
+    """Give subjectless coordinated, controlled and relative-clause verbs the argument they share."""
+    verb = frame.head
+    has_subject = any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+    head = frames.get(verb.head.i)
+    if verb.dep_ == "conj" and not has_subject and head is not None:
+        own_role = "2" if frame.passive or (verb.tag_ == "VBN" and head.passive) else "1"
+        frame.passive = own_role == "2"
+        frame.slots += [Slot(s.arg, own_role) for s in _subject_slots(head)]
+        frame.controllers = _conjunct_controllers(verb, head, frames)
+        _share_object(head, frame)
+    elif verb.dep_ in {"conj", "xcomp"} and not has_subject and head is None and _copula_subject_shared(verb):
+        # "X is to maintain its home in Y, but has no other restrictions": the copula's subject is the verb's
+        copula_subjects = slots_for([c for c in verb.head.children if c.dep_ == "nsubj"], "1")
+        frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in copula_subjects]
+    elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
+        if head.lemma in REPORTING_VERBS - {"tell"} and not head.passive and verb.tag_ in {"VBD", "VBZ", "VBP"}:
+            return  # "traders the agency said used an account": the parser's xcomp is the reported clause
+        objects = [s for s in head.slots if s.role == "2" and s.arg.head.dep_ == "dobj"]
+        if head.lemma.split(".")[0] not in OBJECT_CONTROL_VERBS:
+            objects = []
+        controllers = objects or _surface_subjects(head)
+        frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in controllers]
+        frame.controllers = [*head.controllers, head.lemma]
+        frame.negations += head.negations
+        frame.words |= head.words | {c for c in verb.children if c.dep_ == "aux"}
+    elif verb.dep_ == "relcl":
+        noun = argument_of(_antecedent(verb))
+        if noun is None:
+            return
+        relative = [c for c in verb.children if c.lower_ in RELATIVE_PRONOUNS and c.dep_ in {"nsubj", "nsubjpass", "dobj"}
+                    and _pronoun_fits(c, noun)]
+        for pronoun in relative:
+            role = {"nsubj": "1"}.get(pronoun.dep_, "2")
+            frame.slots.append(Slot(noun, role))
+        if noun.head.ent_type_ in PLACE_LABELS and any(c.dep_ == "advmod" and c.lower_ == "where" for c in verb.children):
+            frame.slots.append(Slot(noun, "in.2"))  # "China, where Acme has four plants": (have.1,have.in.2)
+    elif verb.dep_ == "acl" and verb.tag_ in {"VBN", "VBD"} and not has_subject:
+        noun = argument_of(verb.head)
+        if noun is not None:
+            frame.passive = True
+            frame.slots.append(Slot(noun, "2"))
+    elif verb.dep_ == "acl" and verb.tag_ == "VBG" and not has_subject and frame.lemma not in LISTING_PARTICIPLES:
+        # "countries urging the EU to stick to the policy": the noun a participle qualifies is its subject
+        noun = argument_of(verb.head)
+        if noun is not None:
+            frame.slots.append(Slot(noun, "1"))
+    elif verb.dep_ in {"advcl", "acl"} and not has_subject and _is_open_clause(verb):
+        # "ESA said, showing images"; "sold shares to raise cash"; "signed a contract to acquire aircraft":
+        # the open clause's understood subject is the subject of the verb it hangs on.
+        if verb.dep_ == "acl":
+            if verb.head.dep_ != "dobj" or not _has_to(verb):
+                return
+            head = frames.get(verb.head.head.i)
+            no = negating_determiner(verb.head)
+            if no is not None:  # "has no plans to raise capital" states that it will not raise it
+                frame.negations += 1
+                frame.words.add(no)
+        if head is None:
+            return
+        frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]
+
+
+def _copula_subject_shared(verb: Token) -> bool:
+    """A verb coordinated with a copula ("X is ... but has ..."), or its to-infinitive ("X is to maintain ..."), shares
+    the copula's subject, unless that subject names a purpose ("the plan is to buy Y": the plan buys nothing)."""
+    copula = verb.head
+    if copula.pos_ != "AUX" or copula.lemma_ not in COPULA_LEMMAS or (verb.dep_ == "xcomp" and not _has_to(verb)):
+        return False
+    if copula.dep_ == "relcl":
+        return False  # "X, whose brand is the top seller, controls half the market": the parser's conjunct is X's verb
+    subjects = [c for c in copula.children if c.dep_ == "nsubj"]
+    return bool(subjects) and not any(s.lemma_.lower() in PURPOSE_NOUNS for s in subjects)
+
+
+def _antecedent(relcl: Token) -> Token:
+    """The noun a relative clause is about: the conjunct right before it, where the parser hung it on the first of
+    a coordination ("Acme and Widget, which owns ..." is about Widget)."""
+    head = relcl.head
+    before = [t for t in with_conjuncts(head) if t.i < relcl.i]
+    return max(before, key=lambda t: t.i) if before else head
+
+
+def _pronoun_fits(pronoun: Token, noun: Argument) -> bool:
+    """"which" never stands for a person: the parser then hung the clause on a name inside the noun phrase
+    ("the bank under Chief Executive X, which cut ..."). ("who" is not checked: the recogniser often takes a
+    surname for a place.)"""
+    return pronoun.lower_ != "which" or noun.type != "person"
+
+
+def _is_open_clause(verb: Token) -> bool:
+    """A subjectless participle or to-infinitive clause."""
+    return verb.tag_ == "VBG" or any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+
+
+def _has_to(verb: Token) -> bool:
+    return any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+
+
+def _conjunct_controllers(verb: Token, head: Frame, frames: dict[int, Frame]) -> list[str]:
+    """Controllers a coordinated verb shares: "agreed to stop selling and to allow" -> allow gets only `agree`.
+
+    A conjunct with its own tense or auxiliary ("and have purchased") is a statement of its own: no controller.
+    A conjunct with its own "to" parallels the nearest infinitive above it and takes that one's controllers.
+    """
+    own_aux = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.lower_ != "to"]
+    if own_aux or verb.tag_ in {"VBD", "VBZ", "VBP"}:
+        return []
+    if _has_to(verb):
+        node = head.head
+        while node.dep_ in {"xcomp", "conj"} and node.head.i != node.i:
+            if _has_to(node) and node.i in frames:
+                return list(frames[node.i].controllers)
+            node = node.head
+    return list(head.controllers)
+
+
+def _share_object(head: Frame, conjunct: Frame) -> None:
+    """"manages and develops properties": the first verb shares the object of its adjacent conjunct."""
+    verb, other = head.head, conjunct.head
+    if head.lemma in INTRANSITIVE_VERBS or other.i != verb.i + 2 or verb.nbor(1).dep_ != "cc":
+        return
+    if any(c.dep_ in {"dobj", "prep", "dative", "xcomp", "ccomp"} for c in verb.children):
+        return
+    head.slots += [Slot(s.arg, s.role, s.words) for s in conjunct.slots if s.arg.head.head.i == other.i
+                   and s.arg.head.dep_ in {"dobj", "pobj"} or s.role not in {"1", "2"}]
+

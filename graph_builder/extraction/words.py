@@ -1,0 +1,103 @@
+"""Word lists the relation rules consult: lemma fixes, light and control verbs, idioms, prepositions by use."""
+
+from __future__ import annotations
+
+# Known lemmatiser slips of the small English pipeline, fixed so the predicate reads as the verb.
+LEMMA_FIXES = {"fin": "fine", "datum": "data", "lay off": "lay off", "rat": "rate", "wag": "wage",
+               "bas": "base", "pric": "price", "shar": "share", "lin": "line"}
+# Verbs whose object noun joins the predicate even when the parser hangs the preposition on the verb
+# ("had influence in Greece" -> have.influence.in, like "maintains relations with").
+LIGHT_VERBS = frozenset({"have", "take", "make", "give", "hold", "pay", "reach", "keep", "gain", "get", "seek", "play",
+                         "do", "put", "set"})
+# Reporting verbs: "X said in a statement" states no relation between X and the statement.
+REPORTING_VERBS = frozenset({"say", "tell", "add", "note", "write", "state", "report", "comment"})
+# Prepositional idioms whose noun is no participant: "in addition", "as a result", "in order to", ...
+IDIOMS = frozenset({
+    ("in", "addition"), ("at", "time"), ("in", "response"), ("as", "result"), ("in", "order"), ("in", "light"),
+    ("in", "wake"), ("in", "face"), ("in", "spite"), ("on", "behalf"), ("in", "term"), ("in", "case"),
+    ("in", "fact"), ("in", "place"), ("in", "line"), ("in", "charge"), ("in", "effect"), ("in", "turn"),
+    ("on", "condition"), ("in", "space"), ("at", "end"), ("in", "form"), ("in", "part"), ("in", "way"),
+    ("in", "view"), ("with", "regard"), ("in", "respect"), ("in", "accordance"), ("in", "course"),
+    ("in", "event"), ("on", "basis"), ("in", "favor"), ("in", "favour"), ("in", "contrast"),
+    ("in", "comparison"), ("in", "touch"), ("in", "question"), ("on", "hand"), ("in", "return"),
+    ("in", "exchange"), ("at", "least"), ("at", "most"), ("in", "total"), ("in", "all"), ("for", "example"),
+    ("for", "instance"), ("in", "interview"), ("in", "statement"), ("at", "moment"), ("in", "process"),
+    ("in", "meantime"), ("on", "day"), ("by", "way"), ("in", "need"), ("at", "risk"), ("in", "talk"),
+    ("in", "cash"), ("as", "part"), ("in", "row"), ("at", "option"), ("by", "comparison"),
+})
+# Prepositions of comparison, role or concession: their noun is set beside the subject, not acted on.
+FRAMING_PREPOSITIONS = frozenset({"like", "unlike", "as", "besides", "despite", "among", "amid"})
+# Idioms that pass a relation on through their noun's preposition: "is in talks with Y" -> (be.1,be.in.talk.with.2),
+# "came out in support of Y" -> (come.out.1,come.out.in.support.of.2).
+LINKING_IDIOMS = frozenset({("in", "talk"), ("in", "support"), ("in", "charge"), ("in", "favor"), ("in", "favour"),
+                            ("on", "behalf"), ("in", "connection")})
+# Verbs whose from-phrase after the object is the object's source: "bought the unit from Acme".
+SOURCE_VERBS = frozenset({
+    "buy", "acquire", "purchase", "receive", "win", "obtain", "get", "borrow", "take", "remove", "withdraw",
+    "separate", "spin", "import", "raise", "collect", "recall", "differentiate", "distinguish", "exclude", "ban",
+    "bar", "protect", "prevent", "shift", "move", "switch", "transfer", "hear", "learn", "inherit", "recover",
+    "release", "free", "rescue", "save", "steal", "seize", "recruit", "hire", "poach", "lure", "source", "order",
+    "secure", "attract", "accept", "request", "seek", "demand", "expect", "draw", "derive", "earn", "generate",
+    "divest", "lease", "rent", "license", "extract", "drop", "delete", "eliminate", "expel", "block", "keep",
+    "stop", "deter", "discourage", "exempt", "shield", "defend", "restrict", "convert", "change", "translate",
+    "cut", "reduce", "lower", "increase", "boost", "extend", "lift", "upgrade", "downgrade", "pull", "ship",
+    "send", "export", "bring", "fly", "carry", "deliver"})
+# Verbs whose to-phrase after the object is the goal of the act: "delivered the first jet to ANA".
+GOAL_VERBS = frozenset({
+    "sell", "deliver", "send", "ship", "export", "supply", "transfer", "lend", "give", "offer", "grant", "award",
+    "provide", "hand", "return", "donate", "assign", "sign", "lease", "rent", "license", "distribute", "issue", "move",
+    "shift", "switch", "bring", "fly", "carry", "introduce", "present", "submit", "refer", "pass", "extend", "sublet"})
+# Verbs whose first object, before a second one, is the receiver: "sold Widget Inc the brand" = "sold the brand to
+# Widget Inc", so that object takes the role of the to-phrase.
+RECEIVER_VERBS = GOAL_VERBS | frozenset({"pay", "owe", "promise", "show", "teach", "lend", "loan", "wire"})
+# A phrase the parser hangs on the verb's object that belongs to the verb, by its preposition and the verbs that take
+# it: "bought stock and options from Y", "protect part of its exports from attacks", "deliver the jet to Y".
+VERB_PHRASES_AFTER_OBJECT: dict[str, frozenset[str]] = {"from": SOURCE_VERBS, "to": GOAL_VERBS}
+# The preposition and entity labels of place: "cut jobs in North America" also says where the jobs were cut.
+PLACE_PREPOSITIONS = frozenset({"in"})
+PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
+# Nouns whose in-phrase is what is held, not a place ("a stake in Techem", the name often taken for a place).
+HOLDING_NOUNS = frozenset({"stake", "interest", "holding", "shareholding", "stakeholding", "share", "position",
+                           "ownership"})
+AMOUNT_LABELS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
+# Where a reporting verb's speaker was ("told reporters at the Auto Show"): kept beside a reported clause.
+SCENE_PREPOSITIONS = frozenset({"at", "in", "to"})
+# Prepositions of comparison: "earned 18 cents, well below the forecast" sets a figure beside the noun.
+COMPARISON_PREPOSITIONS = frozenset({"below", "above", "versus", "vs", "vs.", "than"})
+# Verbs whose object is the understood subject of their infinitive ("urged Iran to stop", "hired banks to advise").
+# With any other verb an infinitive after the object says what for, and takes the subject ("used the money to build").
+OBJECT_CONTROL_VERBS = frozenset({
+    "urge", "ask", "persuade", "force", "allow", "permit", "require", "encourage", "tell", "order", "invite", "enable",
+    "help", "lead", "cause", "get", "want", "expect", "prompt", "push", "pressure", "press", "compel", "oblige",
+    "advise", "authorize", "authorise", "instruct", "drive", "convince", "forbid", "warn", "appoint", "elect",
+    "choose", "select", "hire", "name", "need", "like", "prefer", "teach", "train", "commission", "recruit", "pay",
+    "send", "mandate", "call", "direct", "empower", "entitle", "challenge", "inspire", "motivate", "tempt", "lobby",
+    "nominate", "retain", "engage", "contract", "leave", "deploy", "assign", "set", "bribe", "beg", "remind",
+    "request", "ban", "prohibit", "free", "spur", "induce"})
+# Quantity words that measure the noun of their of-phrase ("none" is left out: it negates).
+PARTITIVES = frozenset({"part", "some", "all", "most", "many", "much", "rest", "bulk", "majority", "minority", "couple",
+                        "pair", "lot", "lots", "dozens", "hundreds", "thousands", "millions", "portion", "fraction",
+                        "handful", "number", "each", "any", "both", "several", "few", "one", "two", "three", "half",
+                        "total", "plenty", "series", "range", "variety", "host", "array"})
+INTRANSITIVE_VERBS = frozenset({"rise", "fall", "climb", "drop", "gain", "jump", "slip", "ease", "surge", "tumble", "soar",
+                           "decline", "slide", "rally", "plunge", "advance", "close", "open", "end", "trade"})
+RELATIVE_PRONOUNS = frozenset({"which", "who", "that", "whom"})
+COPULA_LEMMAS = frozenset({"be"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+# Nouns that name a purpose or a question: "the plan is to buy X", "the question is whether to ban X" say what the
+# plan or the question is, not that it buys or bans.
+PURPOSE_NOUNS = frozenset({"aim", "goal", "plan", "idea", "intention", "objective", "purpose", "strategy", "task", "job",
+                           "priority", "mission", "target", "hope", "move", "step", "option", "solution", "challenge",
+                           "problem", "answer", "role", "way", "policy", "decision", "proposal", "focus", "intent",
+                           "question", "issue", "concern", "risk", "reason", "point", "worry", "fear", "need"})
+# Participles that list examples of their noun rather than say what it does: "clients ranging from X to Y".
+LISTING_PARTICIPLES = frozenset({"range", "include", "span", "vary", "stretch"})
+# Nouns that name a person's post: "the president of the Commission, Jose Barroso" states Barroso's post.
+PERSON_TITLES = frozenset({
+    "president", "chairman", "chairwoman", "chair", "chief", "head", "director", "spokesman", "spokeswoman",
+    "spokesperson", "member", "minister", "secretary", "governor", "executive", "officer", "analyst", "economist",
+    "strategist", "founder", "cofounder", "co-founder", "owner", "partner", "manager", "leader", "editor", "professor",
+    "ambassador", "commissioner", "counsel", "lawyer", "attorney", "adviser", "advisor", "treasurer", "deputy",
+    "general", "candidate", "trader", "mayor", "senator", "envoy", "representative", "principal", "shareholder",
+    "investor", "employee", "consultant", "researcher", "scientist", "official", "vice-president", "ceo", "cfo",
+    "coo", "administrator", "superintendent", "dean", "judge", "prosecutor", "coach", "captain", "boss"})
