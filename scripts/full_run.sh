@@ -20,7 +20,7 @@ PORT="${EGQA_FULL_PORT:-8765}"
 ES_PORT=9250
 LEVYHOLT=../shared/data/levyholt
 BERANT=../shared/data/berant2011/original-edgelist.txt
-SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant,binc+lm,binc_clean+smooth+lm}"
+SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant,binc+lm,binc_clean+smooth+lm,binc_lp,binc_clean_lp,binc_lp+lm,binc_clean_lp+smooth+lm}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
@@ -69,7 +69,8 @@ stage types egqa types "$OUT/triples"
 stage entities egqa entities "$OUT/triples"
 # 2. Entailment graphs from the graph-induction period only. Unpruned: on this corpus (11,751 nodes) the default
 #    pruning (top 100 neighbours, min score 0.01) saves 8 MB and costs 2 AP_norm points (docs/graphs.md, "Graph pruning").
-stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN --overwrite --top-k 0 --min-score 0
+stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN --overwrite --top-k 0 --min-score 0 \
+  --measures binc,weeds,lin,cos,binc_clean,global,binc_lp,binc_clean_lp
 # 3. Predicate embeddings for LM premise smoothing; Berant et al. (2011) rules as a graph set of their own.
 stage embed egqa graph embed "$OUT/graphs"
 stage berant egqa graph import "$BERANT" --format berant --out "$OUT/berant" --overwrite
