@@ -6,8 +6,11 @@ are timed in CPU seconds (the host steals CPU, which swings wall time between id
 - document path (extractor v1): the same parse, then egqa's rules on every sentence;
 - sentence path (extractor v2, what `egqa extract` runs): rule sentence splitting, a sentence cache, a capital-letter
   filter, the entity recogniser on the rest, and the tagger/parser/lemmatiser only where an entity can be an argument.
-Then the sharded pipeline with 1 and 2 worker processes, next to a pure-CPU control of the machine's parallelism.
+With `--parsers sm md` every path runs once per parser on the same texts, interleaved, and the md/sm CPU ratios of
+the same run are printed. Then the sharded pipeline (first parser) with 1 and 2 worker processes, next to a pure-CPU
+control of the machine's parallelism.
 Usage: python bench/extract.py [--articles 300] [--corpus ../shared/data/reuters_ding2014/reuters_ding2014.jsonl.gz]
+       [--skip 40000] [--parsers sm md] [--repeat 2] [--no-workers]
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import itertools
 import multiprocessing
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+from spacy.language import Language
 
 from graph_builder.corpus import ReadReport, read_file
-from graph_builder.extraction import SentenceParser, doc_triples, load_pipeline
+from graph_builder.extraction import SentenceParser, doc_triples, load_pipeline, parser_model
 from graph_builder.pipeline import extract_corpus
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "reuters_ding2014" / \
@@ -55,42 +60,58 @@ def main() -> None:
     parser.add_argument("--articles", type=int, default=300)
     parser.add_argument("--skip", type=int, default=40_000, help="articles to skip first (a mid-corpus slice)")
     parser.add_argument("--repeat", type=int, default=2, help="best of N, interleaved")
+    parser.add_argument("--parsers", nargs="+", default=["sm"], metavar="PARSER",
+                        help="parsers to time (sm, md), each on the same texts; the first is the baseline")
     parser.add_argument("--no-workers", action="store_true", help="skip the 1 -> 2 worker pipeline comparison")
     args = parser.parse_args()
 
     report = ReadReport()
     sample = list(itertools.islice(read_file(args.corpus, report), args.skip, args.skip + args.articles))
     texts = [a.text for a in sample]
-    nlp = load_pipeline()
-    list(nlp.pipe(texts[:10]))  # warm-up
+    specs = [parser_model(name) for name in args.parsers]
+    pipelines = {spec.name.value: load_pipeline(spec.name.value) for spec in specs}
+    for nlp in pipelines.values():
+        list(nlp.pipe(texts[:10]))  # warm-up
 
-    def bare() -> int:
+    def bare(nlp: Language) -> int:
         return sum(len(doc) for doc in nlp.pipe(texts, batch_size=32))
 
-    def document_path() -> int:
+    def document_path(nlp: Language) -> int:
         triples = 0
         for doc in nlp.pipe(texts, batch_size=32):
             triples += sum(len(s.relations) for s in doc_triples(doc))
         return triples
 
-    def sentence_path() -> int:
+    def sentence_path(nlp: Language) -> int:
         sp = SentenceParser(nlp)  # a fresh sentence cache each time: no help from an earlier repeat
         return sum(len(s.relations) for article in sp.parse(texts) for s in article)
 
-    best: dict[str, float] = {}
-    results: dict[str, int] = {}
+    paths: dict[str, Callable[[Language], int]] = {"bare": bare, "document": document_path, "sentence": sentence_path}
+    best: dict[tuple[str, str], float] = {}
+    results: dict[tuple[str, str], int] = {}
     for _ in range(args.repeat):
-        for name, fn in (("bare", bare), ("document", document_path), ("sentence", sentence_path)):
-            cpu = time.process_time()
-            results[name] = fn()
-            best[name] = min(best.get(name, float("inf")), time.process_time() - cpu)
-    tokens = results["bare"]
+        for parser_name, nlp in pipelines.items():
+            for name, fn in paths.items():
+                cpu = time.process_time()
+                results[parser_name, name] = fn(nlp)
+                best[parser_name, name] = min(best.get((parser_name, name), float("inf")), time.process_time() - cpu)
+    base = specs[0].name.value
+    tokens = results[base, "bare"]
     print(f"slice: {len(sample)} articles from {args.corpus.name} (after {args.skip:,}), {tokens:,} spaCy tokens")
-    print(f"{'path':<34} {'cpu s':>7} {'tokens/s':>9} {'vs bare':>8} {'triples':>8}")
-    for name, label in (("bare", "spaCy nlp.pipe, bare (baseline)"), ("document", "egqa v1: document path"),
-                        ("sentence", "egqa v2: sentence path")):
-        triples = "" if name == "bare" else f"{results[name]:,}"
-        print(f"{label:<34} {best[name]:7.2f} {tokens / best[name]:9.0f} {best['bare'] / best[name]:7.2f}x {triples:>8}")
+    print(f"{'path':<40} {'cpu s':>7} {'ms/article':>10} {'tokens/s':>9} {'vs bare':>8} {'triples':>8}")
+    for spec in specs:
+        name = spec.name.value
+        for path, label in (("bare", "spaCy nlp.pipe, bare"), ("document", "egqa v1: document path"),
+                            ("sentence", "egqa v2: sentence path")):
+            cpu = best[name, path]
+            triples = "" if path == "bare" else f"{results[name, path]:,}"
+            baseline = " (baseline)" if (name, path) == (base, "bare") else ""
+            print(f"{name + ': ' + label + baseline:<40} {cpu:7.2f} {1000 * cpu / len(sample):10.1f} "
+                  f"{tokens / cpu:9.0f} {best[base, 'bare'] / cpu:7.2f}x {triples:>8}")
+    for spec in specs[1:]:
+        name = spec.name.value
+        print(f"CPU time {name}/{base}, same run: sentence path {best[name, 'sentence'] / best[base, 'sentence']:.2f}x, "
+              f"bare {best[name, 'bare'] / best[base, 'bare']:.2f}x")
 
     if args.no_workers:
         return
@@ -102,7 +123,8 @@ def main() -> None:
         timings = {}
         for workers in (1, 2):
             start = time.perf_counter()
-            extract_corpus([corpus], Path(tmp) / f"w{workers}", workers=workers, shard_size=max(len(sample) // 8, 1))
+            extract_corpus([corpus], Path(tmp) / f"w{workers}", workers=workers, shard_size=max(len(sample) // 8, 1),
+                           model=base)
             timings[workers] = time.perf_counter() - start
             print(f"pipeline, {workers} worker(s): {timings[workers]:7.2f}s wall  {tokens / timings[workers]:7.0f} tokens/s"
                   " (includes process start and model load)")

@@ -13,7 +13,7 @@ scores the predictions against the gold relations:
 Each sentence is matched one-to-one, greedily. Type accuracy (both types right) and negation accuracy are
 taken among lenient matches. Intervals: percentile bootstrap over sentences with a fixed seed.
 Usage: python bench/extraction_eval.py [--gold tests/data/extraction_gold] [--data ../shared/data]
-       [--json] [--show-errors N] [--show fp|misses|both] [--bootstrap 1000] [--seed 0]
+       [--parser sm|md] [--against sm|md] [--json] [--show-errors N] [--show fp|misses|both] [--bootstrap 1000] [--seed 0]
 """
 
 from __future__ import annotations
@@ -302,6 +302,34 @@ def metric_table(scores: Sequence[SentenceScore], n_boot: int = 1000, seed: int 
     return out
 
 
+PAIRED_METRICS = ("precision_lenient", "recall_lenient", "precision_strict", "recall_strict")
+
+
+def paired_difference(first: Sequence[SentenceScore], second: Sequence[SentenceScore], metric: str,
+                      n_boot: int = 1000, seed: int = 0) -> dict[str, float | None]:
+    """`metric` of `first` minus that of `second`, two runs over the same sentences in the same order, with a 95%
+    percentile-bootstrap interval that resamples sentences jointly (so both runs see the same draw)."""
+    if [s.key for s in first] != [s.key for s in second]:
+        raise ValueError("paired runs must score the same sentences in the same order")
+    num, den = METRICS[metric]
+    a, b = _columns(first), _columns(second)
+
+    def ratio(cols: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+        nums, dens = cols[num][rows].sum(axis=-1), cols[den][rows].sum(axis=-1)
+        return np.where(dens > 0, nums / np.where(dens > 0, dens, 1), np.nan)
+
+    n = len(first)
+    if not n:
+        return {"value": None, "low": None, "high": None}
+    everything = np.arange(n)[None, :]
+    value = float((ratio(a, everything) - ratio(b, everything))[0])
+    draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    diffs = ratio(a, draws) - ratio(b, draws)
+    diffs = diffs[~np.isnan(diffs)]
+    low, high = (float(x) for x in np.percentile(diffs, [2.5, 97.5])) if diffs.size else (None, None)
+    return {"value": value, "low": low, "high": high}
+
+
 # --- reading the gold set and the raw bodies -------------------------------------------------------------
 
 def load_gold(folder: Path) -> list[GoldSentence]:
@@ -377,11 +405,12 @@ def prepare_sentence(raw: str, corpus: str) -> str:
     return clean_news(raw)
 
 
-def corpus_extractor() -> Callable[[str], list[dict[str, object]]]:
-    """The extraction the corpus pipeline runs (sentence splitting, filters, parse), as text -> triple dicts."""
+def corpus_extractor(parser_name: str = "sm") -> Callable[[str], list[dict[str, object]]]:
+    """The extraction the corpus pipeline runs (sentence splitting, filters, parse) with one parser of the
+    registry (`sm`, `md`), as text -> triple dicts."""
     from graph_builder.extraction import SentenceParser, load_pipeline, relation_dict
 
-    parser = SentenceParser(load_pipeline(), cache_size=0)
+    parser = SentenceParser(load_pipeline(parser_name), cache_size=0)
 
     def extract(text: str) -> list[dict[str, object]]:
         return [relation_dict(r) for s in parser.parse([text])[0] for r in s.relations]  # type: ignore[arg-type]
@@ -427,13 +456,14 @@ def evaluate(gold: Sequence[GoldSentence], data_root: Path,
     return Run(scores, errors)
 
 
-def report(run: Run, n_boot: int, seed: int) -> dict[str, object]:
+def report(run: Run, n_boot: int, seed: int, extractor: str = "") -> dict[str, object]:
     """Metric tables per corpus and overall, plus error counts."""
     corpora = sorted({s.corpus for s in run.scores})
     groups = {c: [s for s in run.scores if s.corpus == c] for c in corpora}
     groups["overall"] = run.scores
     return {
         "scorer": SCORER_VERSION,
+        "extractor": extractor,
         "sentences": {name: len(scores) for name, scores in groups.items()},
         "metrics": {name: metric_table(scores, n_boot, seed) for name, scores in groups.items()},
         "errors": {reason: {"count": len(keys), "examples": keys[:5]} for reason, keys in sorted(run.errors.items())},
@@ -450,7 +480,8 @@ def _fmt(cell: dict[str, float | int | None]) -> str:
 
 def format_report(result: dict[str, object]) -> str:
     """The printed table: one block per corpus (and overall), one line per metric."""
-    lines = [f"{SCORER_VERSION}: value [95% bootstrap interval] (numerator/denominator)"]
+    lines = [f"{SCORER_VERSION} on {result.get('extractor') or 'the extractor'}: value [95% bootstrap interval] "
+             "(numerator/denominator)"]
     metrics: dict[str, dict[str, dict[str, float | int | None]]] = result["metrics"]  # type: ignore[assignment]
     sentences: dict[str, int] = result["sentences"]  # type: ignore[assignment]
     for group, table in metrics.items():
@@ -501,6 +532,10 @@ def main() -> None:
     parser.add_argument("--show-errors", type=int, default=0, metavar="N", help="print N false positives and N misses")
     parser.add_argument("--show", choices=[*ERROR_KINDS, "both"], default="both",
                         help="which errors --show-errors prints (fp: false positives, with the sentence's gold)")
+    parser.add_argument("--parser", default="sm", help="the extractor's spaCy pipeline: a name of "
+                        "graph_builder.extraction.parsers.PARSERS (sm, md)")
+    parser.add_argument("--against", default=None, metavar="PARSER", help="also run this parser on the same "
+                        "sentences and print the paired difference (--parser minus this) with its interval")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     args = parser.parse_args()
@@ -510,9 +545,24 @@ def main() -> None:
         parser.error(f"no gold sentences in {args.gold}/*.jsonl")
     if not args.data.is_dir():
         parser.error(f"corpus folder {args.data} not found (the gold set references ../shared/data)")
-    run = evaluate(gold, args.data, corpus_extractor())
-    result = report(run, args.bootstrap, args.seed)
+    from graph_builder.extraction import parser_model
+
+    spec = parser_model(args.parser)
+    run = evaluate(gold, args.data, corpus_extractor(spec.name.value))
+    result = report(run, args.bootstrap, args.seed, spec.extractor)
+    if args.against:
+        other = parser_model(args.against)
+        other_run = evaluate(gold, args.data, corpus_extractor(other.name.value))
+        result["against"] = report(other_run, args.bootstrap, args.seed, other.extractor)
+        result["paired"] = {m: paired_difference(run.scores, other_run.scores, m, args.bootstrap, args.seed)
+                            for m in PAIRED_METRICS}
     print(json.dumps(result, indent=2) if args.json else format_report(result))
+    if args.against and not args.json:
+        print(format_report(result["against"]))  # type: ignore[arg-type]
+        print(f"\npaired difference, {spec.extractor} minus {result['against']['extractor']} "  # type: ignore[index]
+              "(percentage points, 95% bootstrap interval over sentences):")
+        for metric, cell in result["paired"].items():  # type: ignore[attr-defined]
+            print(f"  {metric:<22} {100 * cell['value']:+.1f} [{100 * cell['low']:+.1f}, {100 * cell['high']:+.1f}]")
     if args.show_errors:
         kinds = list(ERROR_KINDS) if args.show == "both" else [args.show]
         print(format_errors(run.scores, args.show_errors, kinds))

@@ -10,7 +10,7 @@ sha1), empty `relations`, and the `text` for the annotator; `--extract` adds the
 (to read a fresh sample by hand). The text is research data: write it outside the repository (drop `text` before
 committing).
 Usage: python bench/extraction_sample.py [--corpus ding2014|reuters21578] [--n 110] [--seed 2014] [--extract]
-       > /tmp/sample.jsonl
+       [--parser sm|md] > /tmp/sample.jsonl
 """
 
 from __future__ import annotations
@@ -164,8 +164,9 @@ def draw_ding(data: Path, n: int, seed: int) -> tuple[list[dict[str, object]], l
     return [rows[i] for i in order], [raws[i] for i in order]
 
 
-def add_predictions(rows: list[dict[str, object]], raws: list[str]) -> None:
-    """Clean each drawn span as the scorer does, run the corpus extractor on it and store its triples."""
+def add_predictions(rows: list[dict[str, object]], raws: list[str], parser: str = "sm") -> None:
+    """Clean each drawn span as the scorer does, run the corpus extractor (with the named parser) on it and store
+    its triples."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("extraction_eval", Path(__file__).with_name("extraction_eval.py"))
@@ -173,7 +174,7 @@ def add_predictions(rows: list[dict[str, object]], raws: list[str]) -> None:
     scorer = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = scorer  # its dataclasses look their module up there
     spec.loader.exec_module(scorer)
-    extract, prepare_sentence = scorer.corpus_extractor(), scorer.prepare_sentence
+    extract, prepare_sentence = scorer.corpus_extractor(parser), scorer.prepare_sentence
     keys = ("subject", "predicate", "object", "subject_type", "object_type", "negated")
     for row, raw in zip(rows, raws, strict=True):
         row["clean"] = prepare_sentence(raw, str(row["corpus"]))
@@ -188,6 +189,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=110)
     parser.add_argument("--seed", type=int, default=2014)
     parser.add_argument("--extract", action="store_true", help="add the extractor's triples of each sentence")
+    parser.add_argument("--parser", default="sm", help="the extractor's spaCy pipeline for --extract (sm, md)")
     args = parser.parse_args()
     if args.corpus == "ding2014":
         if not (args.data / DING_FILE).is_file():
@@ -198,7 +200,7 @@ def main() -> None:
             parser.error(f"{args.data / REUTERS_DIR} not found")
         rows, raws = draw_reuters(args.data, args.n, args.seed)
     if args.extract:
-        add_predictions(rows, raws)
+        add_predictions(rows, raws, args.parser)
     for row in rows:
         sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
 

@@ -6,7 +6,7 @@ triples per sentence. `--dump FILE` writes one JSON line per sentence with tripl
 sentence, triples), sorted, so two extractors' dumps can be compared with `diff`. The dump holds corpus text:
 write it outside the repository.
 Usage: python bench/extraction_yield.py [--corpus ../shared/data/reuters21578/reut2-000.sgm] [--articles 300]
-       [--skip 0] [--dump /tmp/triples.jsonl]
+       [--skip 0] [--parser sm|md] [--dump /tmp/triples.jsonl]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from graph_builder.corpus import ReadReport, read_file  # noqa: E402
-from graph_builder.extraction import EXTRACTOR_VERSION, SentenceParser, load_pipeline  # noqa: E402
+from graph_builder.extraction import SentenceParser, load_pipeline, parser_model  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "reuters21578" / "reut2-000.sgm"
 
@@ -37,15 +37,17 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="a corpus file egqa reads")
     parser.add_argument("--articles", type=int, default=300)
     parser.add_argument("--skip", type=int, default=0, help="articles to skip first")
+    parser.add_argument("--parser", default="sm", help="the extractor's spaCy pipeline (sm, md)")
     parser.add_argument("--dump", type=Path, default=None, help="write the sentences' triples here (JSON lines)")
     args = parser.parse_args()
 
     articles = list(itertools.islice(read_file(args.corpus, ReadReport()), args.skip, args.skip + args.articles))
-    sentence_parser = SentenceParser(load_pipeline(), cache_size=0)
+    spec = parser_model(args.parser)
+    sentence_parser = SentenceParser(load_pipeline(spec.name.value), cache_size=0)
     parsed = sentence_parser.parse([a.text for a in articles])
     sentences = sum(len(rows) for rows in parsed)
     triples = sum(len(s.relations) for rows in parsed for s in rows)
-    print(f"{EXTRACTOR_VERSION}: {len(articles)} articles of {args.corpus.name} (after {args.skip}), "
+    print(f"{spec.extractor}: {len(articles)} articles of {args.corpus.name} (after {args.skip}), "
           f"{sentences} sentences, {sentence_parser.stats.tokens} tokens, {triples} triples, "
           f"{triples / max(sentences, 1):.3f} triples per sentence")
     if args.dump is not None:

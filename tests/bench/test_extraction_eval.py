@@ -157,3 +157,17 @@ def test_false_positives_are_listed_with_the_sentences_gold() -> None:
     assert "== false positives (1 of 1) ==" in shown and "(buy.1,buy.in.2) march" in shown
     assert "gold: exxon [thing] (buy.1,buy.2) texaco [thing]" in shown
     assert "misses" not in shown
+
+
+def test_paired_difference_resamples_both_runs_jointly() -> None:
+    def run(lenient: list[int]) -> list:
+        return [ev.SentenceScore(k, "c", predicted=2, gold=2, lenient=n, strict=0, types_right=n, negation_right=n)
+                for k, n in zip("abcd", lenient, strict=True)]
+    better, worse = run([2, 2, 1, 2]), run([1, 2, 1, 1])
+    cell = ev.paired_difference(better, worse, "precision_lenient", n_boot=500, seed=0)
+    assert cell["value"] == pytest.approx(7 / 8 - 5 / 8)
+    # jointly drawn, no draw can make the better run worse: the interval stays at or above zero
+    assert 0.0 <= cell["low"] <= 0.25 <= cell["high"] <= 0.5
+    assert ev.paired_difference(better, better, "recall_lenient", n_boot=200)["value"] == 0.0
+    with pytest.raises(ValueError, match="same sentences"):
+        ev.paired_difference(better, worse[::-1], "precision_lenient")
