@@ -43,3 +43,24 @@ def test_the_verdicts_file_holds_no_sentence_text_and_reproduces_the_readme_figu
     v4 = [c for s in final["samples"] for c in blind.recorded(s["triples"], "v4")]
     assert (sum(b for _, b in v3), sum(a for a, _ in v3)) == (47, 61)
     assert (sum(b for _, b in v4), sum(a for a, _ in v4)) == (47, 58)
+
+
+def test_wilson_interval_by_hand() -> None:
+    p, lo, hi = blind.wilson_interval(30, 40)
+    assert p == 0.75
+    assert (round(lo, 3), round(hi, 3)) == (0.598, 0.858)  # the textbook 95% Wilson interval of 30/40
+    assert blind.wilson_interval(10, 10)[2] == 1.0 and blind.wilson_interval(0, 10)[1] == 0.0
+
+
+def test_the_parser_read_holds_both_parsers_and_reproduces_the_docs_figures() -> None:
+    data = json.loads((_BENCH / "data" / "extraction_blind.json").read_text())
+    read = next(r for r in data["reads"] if r["name"] == "s9")
+    assert read["versions"] == ["sm", "md"]
+    (sample,) = read["samples"]
+    assert (sample["corpus"], sample["seed"], sample["n"]) == ("ding2014", 3131, 80)
+    counts = {}
+    for version in read["versions"]:
+        per = blind.recorded(sample["triples"], version)
+        counts[version] = (sum(b for _, b in per), sum(a for a, _ in per))
+    assert counts == {"sm": (41, 50), "md": (46, 56)}
+    assert all(set(t["in"]) <= {"sm", "md"} and t["in"] for t in sample["triples"])
