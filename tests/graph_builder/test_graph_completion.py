@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from typer.testing import CliRunner
+
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import BuildParams, build_graphs, spilled_counts
 from graph_builder.graphs.completion import COMPLETION_VERSION, CompletionParams, complete_counts, predicted_cells
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.graphs.measures import MEASURE_VERSIONS, measure_matrix, split_measure
 from graph_builder.triples import write_shard
+from service.cli import app as egqa
 from tests.graph_builder.graph_fixtures import random_specs, triple_rows
 
 
@@ -119,3 +122,16 @@ def test_build_writes_lp_measures_computed_on_completed_counts(tmp_path: Path) -
             assert abs(got - expected.astype(np.float32)).max() < 1e-6
             added += got.nnz - graph.csr("binc").nnz
     assert added > 0
+
+
+def test_cli_builds_lp_measures_and_refuses_a_bad_rank(tmp_path: Path) -> None:
+    (tmp_path / "triples").mkdir()
+    write_shard(triple_rows(random_specs(6, n=1500)), tmp_path / "triples" / "part-00000.parquet")
+    bad = CliRunner().invoke(egqa, ["graph", "build", str(tmp_path / "triples"), "--out", str(tmp_path / "g"),
+                                    "--measures", "binc,binc_lp", "--lp-rank", "0"])
+    assert bad.exit_code == 2 and "--lp-rank" in bad.output + bad.stderr
+    ok = CliRunner().invoke(egqa, ["graph", "build", str(tmp_path / "triples"), "--out", str(tmp_path / "g"),
+                                   "--measures", "binc,binc_lp", "--lp-rank", "3", "--lp-per-row", "2"])
+    assert ok.exit_code == 0, ok.output
+    recorded = GraphSet.load(tmp_path / "g").manifest["parameters"]["completion"]
+    assert recorded["rank"] == 3 and recorded["per_row"] == 2.0
