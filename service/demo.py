@@ -26,6 +26,7 @@ from benchmark.stats import BenchmarkStats
 from graph_builder.download import resolve_corpus
 from graph_builder.errors import StoreError
 from graph_builder.graphs.build import BuildParams, build_graphs
+from graph_builder.graphs.scorers import EXACT
 from graph_builder.pipeline import extract_corpus
 from retrieval.factory import open_store
 from retrieval.ingest import index_dataset
@@ -33,7 +34,7 @@ from service.evaluate import EvalConfig, EvalResult, evaluate
 
 log = logging.getLogger(__name__)
 
-DEMO_SCORERS = ("binc", "binc_clean", "global", "weeds", "lin", "cos", "exact")
+DEMO_SCORERS = ("binc", "binc_clean", "global", "weeds", "lin", "cos", EXACT)
 # Reuters-21578 is ~20k articles: the published thresholds (Li et al. 2022; Hosseini et al. 2018) scaled down
 # (see docs/results.md).
 DEMO_GRAPH_PARAMS = BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2, splits=("TRAIN",))
@@ -58,7 +59,7 @@ def example_answers(url: str, entries: list[dict[str, Any]], scores: Path, score
     the same predicate): each answer with its best evidence, the edge used and the window's dates."""
     by_id = {e["id"]: e for e in entries}
     rows = [orjson.loads(line) for line in scores.read_text(encoding="utf-8").splitlines() if line.strip()]
-    chosen = [r for r in rows if r["label"] == 1 and r.get(scorer, 0) > 0 and r.get("exact", 0) == 0]
+    chosen = [r for r in rows if r["label"] == 1 and r.get(scorer, 0) > 0 and r.get(EXACT, 0) == 0]
     chosen.sort(key=lambda r: (-float(r[scorer]), r["id"]))
     examples: list[dict[str, Any]] = []
     seen_predicates: set[str] = set()
