@@ -51,7 +51,8 @@ class DemoResult:
     benchmark_stats: BenchmarkStats
     evaluation: EvalResult
     audit: dict[str, dict[str, Any]] = field(default_factory=dict)  # hypothesis-only audit of dev and test
-    examples: list[dict[str, Any]] = field(default_factory=list)  # true test propositions answered through an edge
+    # Questions answered through an edge: true test propositions (`source` benchmark), else edge_examples' (graph).
+    examples: list[dict[str, Any]] = field(default_factory=list)
     service_url: str = ""
     page_query: str = ""  # the web page's address query (`?q=...&date=...`) of an example question with evidence
     why_tie: str = ""  # one line: how many test propositions meet a graph edge, so why the measures tie
@@ -148,14 +149,14 @@ def why_measures_tie(report: Mapping[str, Mapping[str, Any]], scores: Path, scor
     """One line saying how many test propositions the graph scorers score above 0 and how many of those through
     an edge (not by evidence with the proposition's own predicate), from an evaluation's report and scores."""
     rows = [orjson.loads(line) for line in scores.read_text(encoding="utf-8").splitlines() if line.strip()]
-    graph_scorers = [s for s in scorers if s in graph_names(scorers)]
+    graph_scorers = [s for s in scorers if graph_names([s])]  # those that read a graph
     scored = [r for r in rows if any(r.get(s, 0) > 0 for s in graph_scorers)]
     through_edge = sum(1 for r in scored if r.get(EXACT, 0) == 0)
     aps = {round(float(report[s]["ap_norm"]), 4) for s in graph_scorers if s in report}
-    alike = "so the graph measures tie" if len(aps) <= 1 else "too few for the graph measures to differ by much"
-    return (f"Why: the graph scorers score {len(scored)} of the {len(rows)} test propositions above 0, {through_edge} "
-            f"of them through an entailment edge: {alike}. On the 2006-2013 Reuters corpus they separate: "
-            f"docs/results.md.")
+    verdict = "the measures tie" if len(aps) <= 1 else "the measures barely differ"
+    return (f"Why {verdict}: the graphs score {len(scored)} of the {len(rows)} test propositions above 0, "
+            f"{through_edge} of them through an entailment edge (the rest by their own predicate); "
+            f"on the 2006-2013 Reuters corpus they separate (docs/results.md).")
 
 
 def page_query(url: str, examples: list[dict[str, Any]]) -> str:

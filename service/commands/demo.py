@@ -49,8 +49,8 @@ def demo(
     typer.echo(f"scores: {out / 'eval' / 'scores.jsonl'}   report: {out / 'eval' / 'report.json'}")
     for source, header in (("benchmark", "true test propositions answered through an entailment edge "
                                          "(the same predicate left out)"),
-                           ("graph", "questions on the evaluation period's news that only an entailment edge "
-                                     "answers (evidence with the question's own predicate left out)")):
+                           ("graph", "questions only an entailment edge answers (evidence with the question's "
+                                     "own predicate left out)")):
         shown = [e for e in result.examples if e.get("source", "benchmark") == source]
         if shown:
             typer.echo(f"\n{_count(len(shown))} {header}:")
