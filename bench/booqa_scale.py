@@ -53,6 +53,7 @@ import psutil  # noqa: E402
 
 from bench.synthetic import (  # noqa: E402
     BENCHMARK_FILE, EVAL_SPLIT, GRAPH_SPLIT, TRIPLES_DIR, CorpusSpec, cached, generate_booqa)
+from graph_builder.graphs.scorers import graph_names  # noqa: E402
 
 SCALES: dict[str, CorpusSpec] = {
     "small": CorpusSpec(triples=200_000, train_triples=120_000, propositions=2_000, windows=300, predicates=8_000),
@@ -697,7 +698,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, CorpusSpec]:
     spec = replace(SCALES[args.scale], **sizes)
     args.keep = args.keep or args.resume
     if args.measures is None:
-        graph_scorers = [s for s in args.scorers.split(",") if s.strip() and s.strip() != "exact"]
+        graph_scorers = graph_names(args.scorers.split(","))
         needed = sorted({"binc", *graph_scorers} | ({"binc_clean"} if "global" in graph_scorers else set()))
         args.measures = ",".join(needed)
     return args, spec

@@ -15,6 +15,7 @@ from graph_builder import __version__
 from graph_builder.embeddings import SentenceEncoder, load_encoder
 from graph_builder.errors import EgqaError, InputError, ModelMissingError, NotFoundError
 from graph_builder.graphs.graphset import GraphSet
+from graph_builder.graphs.scorers import model_scorers
 from graph_builder.windows import window_span
 from retrieval.factory import open_store
 from service.engine import TYPES_PATTERN, ScoringEngine
@@ -76,7 +77,7 @@ def open_encoder(settings: Settings) -> SentenceEncoder | None:
     try:
         return load_encoder()
     except ModelMissingError as exc:
-        log.warning("LM scorers (lm_cosine, +smooth) not offered: %s", exc)
+        log.warning("LM scorers (%s) not offered: %s", model_scorers(), exc)
         return None
 
 

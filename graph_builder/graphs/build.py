@@ -329,5 +329,6 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
                            per_graph=[{"graph": m["graph"], **m["counts"],
                                        "edges": {k: v["edges"] for k, v in m["measures"].items()}}
                                       for m in manifests])
-    log.info("built %d graphs, %d nodes, edges %s into %s", summary.graphs, summary.nodes, summary.edges, out)
+    log.info("built %d graphs, %d nodes, edges %s into %s", summary.graphs, summary.nodes,
+             ", ".join(f"{measure} {n:,}" for measure, n in summary.edges.items()), out)
     return summary

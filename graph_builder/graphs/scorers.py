@@ -21,7 +21,7 @@ Kinds:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
@@ -281,6 +281,27 @@ class Wrapper(Protocol):
 
 # Applied in this order, each to every scorer there is by then: so `binc+smooth+lm` exists, `binc+lm+smooth` not.
 WRAPPERS: tuple[type[Wrapper], ...] = (Smoothed, LmBackoff)
+
+
+def base_scorer(name: str) -> str:
+    """The scorer a name's wrappers are built on (`binc_clean+smooth+lm` -> `binc_clean`; `exact` -> `exact`)."""
+    for wrapper in reversed(WRAPPERS):
+        if name.endswith(wrapper.SUFFIX):
+            name = name[:-len(wrapper.SUFFIX)]
+    return name
+
+
+def graph_names(names: Iterable[str]) -> list[str]:
+    """The graph measures (or extra graph set names) that scorers read, each once in first-seen order: every
+    name's base scorer except `exact` and `lm_cosine`, which read no graph."""
+    bases = (base_scorer(n.strip()) for n in names if n.strip())
+    return list(dict.fromkeys(b for b in bases if b not in (EXACT, LM_COSINE)))
+
+
+def model_scorers() -> str:
+    """How a message names the scorers that need the sentence-embedding model (`lm_cosine, <scorer>+smooth, ...`)."""
+    # Every wrapper reads the model: each `wrap` returns the install hint when the encoder is missing.
+    return ", ".join([LM_COSINE, *(f"<scorer>{w.SUFFIX}" for w in WRAPPERS)])
 
 
 class Scorers(Mapping[str, Scorer]):

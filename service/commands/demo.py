@@ -45,21 +45,28 @@ def demo(
     typer.echo(result.benchmark_stats.table())
     typer.echo("")
     typer.echo(format_table(result.evaluation.report))
-    typer.echo("\nOn a corpus this small most propositions meet no graph edge at all, so the graph measures score "
-               "almost alike;\nthe full 2006-2013 corpus separates them: see docs/results.md.")
     typer.echo(f"\nprecision-recall figure: {out / 'eval' / 'pr_curves.png'}")
     typer.echo(f"scores: {out / 'eval' / 'scores.jsonl'}   report: {out / 'eval' / 'report.json'}")
-    if result.examples:
-        count = {1: "One true test proposition", 2: "Two true test propositions"}.get(
-            len(result.examples), f"{len(result.examples)} true test propositions")
-        typer.echo(f"\n{count}, answered through an entailment edge (the same predicate left out):")
-        for example in result.examples:
-            typer.echo(format_example(example))
+    for source, header in (("benchmark", "true test propositions answered through an entailment edge "
+                                         "(the same predicate left out)"),
+                           ("graph", "questions only an entailment edge answers (evidence with the question's "
+                                     "own predicate left out)")):
+        shown = [e for e in result.examples if e.get("source", "benchmark") == source]
+        if shown:
+            typer.echo(f"\n{_count(len(shown))} {header}:")
+            for example in shown:
+                typer.echo(format_example(example))
+    if result.why_tie:
+        typer.echo(f"\n{result.why_tie}")
     typer.echo(f"\nAsk your own: egqa serve --graphs {out / 'graphs'} --store sqlite:///{out / 'evidence.db'}, then\n"
                f"  curl -s localhost:8000/v1/query -H 'content-type: application/json' "
                f"-d '{{\"text\": \"...\", \"date\": \"YYYY-MM-DD\"}}'")
-    if result.page_query:
-        typer.echo(f"or open the web page (ask, see why, walk the graphs):\n  http://127.0.0.1:8000/{result.page_query}")
+    typer.echo(f"or open the web page (ask, see why, walk the graphs):\n  http://127.0.0.1:8000/{result.page_query}")
+
+
+def _count(n: int) -> str:
+    """`One`, `Two`, `Three`, else the figure."""
+    return {1: "One", 2: "Two", 3: "Three"}.get(n, str(n))
 
 
 def register(app: typer.Typer) -> None:

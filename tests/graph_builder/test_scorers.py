@@ -11,7 +11,8 @@ import pytest
 from graph_builder.embeddings import LM_BACKOFF_SCALE
 from graph_builder.errors import InputError
 from graph_builder.graphs.graphset import GraphSet, Query
-from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, LmBackoff, PairBatch, Scored, build_scorers)
+from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, LmBackoff, PairBatch, Scored, base_scorer, build_scorers,
+                                          graph_names, model_scorers)
 from tests.graph_builder.lm_fixtures import build_lm_graphs
 
 
@@ -116,7 +117,7 @@ def test_the_registry_is_the_one_place_that_spells_the_wrappers() -> None:
     # No other module builds or takes apart scorer names by their suffixes.
     root = Path(__file__).resolve().parents[2]
     offenders = []
-    for package in ("service", "benchmark", "graph_builder", "retrieval"):
+    for package in ("service", "benchmark", "graph_builder", "retrieval", "bench", "scripts"):
         for path in (root / package).rglob("*.py"):
             if path.name == "scorers.py":
                 continue
@@ -125,6 +126,18 @@ def test_the_registry_is_the_one_place_that_spells_the_wrappers() -> None:
                 if needle in text:
                     offenders.append(f"{path.relative_to(root)}: {needle}")
     assert offenders == []
+
+
+def test_a_wrapped_name_is_taken_apart_by_the_registry(graphs: GraphSet) -> None:
+    # Every name the registry builds comes back to the scorer its wrappers stand on.
+    offered = build_scorers(graphs, encoder=FakeEncoder())
+    assert {name: base_scorer(name) for name in offered if "+" in name} == {
+        name: name.split("+")[0] for name in offered if "+" in name}
+    assert base_scorer("binc_clean_lp+smooth+lm") == "binc_clean_lp" and base_scorer("exact") == "exact"
+    # What the graph build must hold for a list of scorers: no `exact`, no `lm_cosine`, each measure once.
+    assert graph_names(["exact", " binc+lm", "binc_clean+smooth+lm", "lm_cosine", "binc", "berant", ""]) == [
+        "binc", "binc_clean", "berant"]
+    assert model_scorers() == "lm_cosine, <scorer>+smooth, <scorer>+lm"
 
 
 def test_the_default_is_the_best_measured_scorer_the_installation_offers(graphs: GraphSet) -> None:

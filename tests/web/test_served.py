@@ -89,3 +89,21 @@ def test_the_demo_links_the_page_to_a_question_that_has_evidence(web_build: WebB
         # No example reads as a sentence with evidence: the first, as a triple.
         assert page_query(url, [unparsed]) == "?s=zq&p=%28xv.1%2Cxv.2%29&o=wy&date=2021-03-04"
         assert page_query(url, []) == ""
+
+
+def test_the_demo_asks_questions_only_an_entailment_edge_answers(web_build: WebBuild) -> None:
+    from graph_builder.graphs.graphset import GraphSet
+    from service.demo import edge_examples
+    from tests.service.live import live_server
+
+    with live_server(create_app(web_settings(web_build))) as (host, port):
+        examples = edge_examples(f"http://{host}:{port}", GraphSet.load(web_build.graphs),
+                                 web_build.graphs.parent / "triples", split="", n=3)
+    # The news says buy, acquire and take over: one edge takes two of them, and each predicate is shown once.
+    assert len(examples) == 1
+    for example in examples:
+        answer, evidence = example["answer"], example["answer"]["evidence"][0]
+        assert answer["answer"] is True and evidence["match"] == "typed"
+        # The evidence says something else than the question: the edge answered it, not the same predicate.
+        assert evidence["predicate"] != example["entry"]["predicate"]
+        assert not example["entry"]["predicate_text"].endswith(" by")
