@@ -1,4 +1,4 @@
-"""BoOQA at scale (issue 14): generate a synthetic corpus of the published evaluation's size, then run and time
+"""BoOQA at scale: generate a synthetic corpus of the published evaluation's size, then run and time
 every stage the way a user runs it. The published evaluation of one graph took 40-50 CPU hours and ~120 GB;
 the target is the same work over HTTP in 60 s and under 2 GB on 2 cores. Prints figures; not a test.
 
@@ -688,7 +688,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, CorpusSpec]:
     ap.add_argument("--resamples", type=int, default=0, help="evaluator's bootstrap resamples (0: none, as the paper)")
     ap.add_argument("--before", default=None, metavar="GIT_REF",
                     help="also run index, graph build, serve and evaluate with the code of this git commit on the "
-                         "same corpus, and print before/after speed-ups (e.g. 8da79e7, the code before issue 14)")
+                         "same corpus, and print before/after speed-ups (e.g. 8da79e7, the code before the evaluation was made fast)")
     ap.add_argument("--baseline-limit", type=int, default=0, help="in-process baseline on the first N propositions "
                                                                   "(0: all)")
     args = ap.parse_args(argv)

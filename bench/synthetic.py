@@ -102,7 +102,7 @@ SHARD_ROWS = 500_000
 
 @dataclass(frozen=True)
 class CorpusSpec:
-    """Sizes and shape of a BoOQA-scale corpus; the defaults are the issue 14 figures."""
+    """Sizes and shape of a BoOQA-scale corpus; the defaults are the published evaluation's size."""
 
     triples: int = 5_000_000
     train_triples: int = 3_000_000
