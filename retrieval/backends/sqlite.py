@@ -53,6 +53,9 @@ _TRIPLE_DDL = """
     obj TEXT NOT NULL, obj_text TEXT NOT NULL, obj_type TEXT NOT NULL,
     predicate TEXT NOT NULL, predicate_text TEXT NOT NULL, negated INTEGER NOT NULL, sentence TEXT NOT NULL
 """
+# The last word of a name, as an SQL expression an index can hold ("barack obama" -> "obama"): the trailing run of
+# non-space characters. Names that end with a given name are found through it without reading every name.
+_LAST_WORD = "replace(arg, rtrim(arg, replace(arg, ' ', '')), '')"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS triples ({_TRIPLE_DDL.format(pk="UNIQUE")});
@@ -66,6 +69,7 @@ CREATE INDEX IF NOT EXISTS articles_window ON articles (window_id);
 CREATE TABLE IF NOT EXISTS arg_types (
     arg TEXT NOT NULL, type TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (arg, type)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS arg_types_last ON arg_types ({_LAST_WORD});
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT NOT NULL, type TEXT NOT NULL, canonical TEXT NOT NULL, mentions INTEGER NOT NULL,
     PRIMARY KEY (alias, type)
@@ -440,13 +444,13 @@ class SQLiteStore:
                     "SELECT a.canonical, a.type, t.n FROM aliases a JOIN arg_types t ON t.arg = a.canonical "
                     "AND t.type = a.type WHERE a.alias = ? AND a.canonical != ? ORDER BY t.n DESC, a.canonical, "
                     "a.type LIMIT ?", (name, name, limit)).fetchall()
-                # Words that begin a name: a range over the primary key. Words that end one: a scan of the names.
+                # Words that begin a name: a range over the primary key. Words that end one: the names of that last word.
                 prefixed = conn.execute(
                     "SELECT arg, type, n FROM arg_types WHERE arg > ? AND arg < ? ORDER BY n DESC, arg, type "
                     "LIMIT ?", (name + " ", name + " \U0010ffff", limit)).fetchall()
                 suffixed = conn.execute(
-                    "SELECT arg, type, n FROM arg_types WHERE arg LIKE ? ESCAPE '\\' ORDER BY n DESC, arg, type "
-                    "LIMIT ?", ("% " + escaped, limit)).fetchall()
+                    f"SELECT arg, type, n FROM arg_types WHERE {_LAST_WORD} = ? AND arg LIKE ? ESCAPE '\\' "
+                    "ORDER BY n DESC, arg, type LIMIT ?", (name.rsplit(" ", 1)[-1], "% " + escaped, limit)).fetchall()
         except sqlite3.Error as exc:
             raise _failure(exc)(f"{self.path}: name lookup failed: {exc}") from exc
         return [NameMatch(n, t, int(c), how) for how, rows in (("alias", aliased), ("prefix", prefixed),
