@@ -1,7 +1,8 @@
 """Corpus -> triples dataset: shards of articles parsed in parallel, each written atomically.
 
 Locally the shards run on a process pool (one spaCy pipeline per process); with a scheduler address the
-same `extract_shard` runs on a Dask distributed cluster whose workers see the output folder. A rerun
+same `extract_shard` runs on a Dask distributed cluster whose workers see the output folder at the same
+absolute path and write their shards into it (docs/cluster.md). A rerun
 skips shards already written, so a crash loses at most the shards in flight.
 """
 
@@ -232,7 +233,8 @@ def _run_dask(tasks: list[ShardTask], out: Path, model: str, window_days: int, s
     Client, dask_completed = distributed.Client, distributed.as_completed
 
     with Client(scheduler, timeout="30s") as client:
-        futures = client.map(extract_shard, tasks, out_dir=str(out), model=model, window_days=window_days,
+        # Workers run in folders of their own: they get the output folder as an absolute path.
+        futures = client.map(extract_shard, tasks, out_dir=str(out.absolute()), model=model, window_days=window_days,
                              key=[f"egqa-extract-{t.name}" for t in tasks])
         for future in dask_completed(futures):
             yield future.result()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -150,7 +151,8 @@ def _dask_shard_counts(files: list[str], scheduler: str, splits: tuple[str, ...]
     Client, as_completed = distributed.Client, distributed.as_completed
 
     with Client(scheduler) as client:
-        futures = client.map(shard_counts, files, splits=splits, pure=False)
+        # Workers run in folders of their own and read each shard by its absolute path.
+        futures = client.map(shard_counts, [os.path.abspath(f) for f in files], splits=splits, pure=False)
         for future in tqdm(as_completed(futures), total=len(futures), desc="counting shards (dask)",
                            unit="shard", disable=not progress):
             yield future.result()
