@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+# EGQA_TEST_SHARED_DATA relocates the folder; an empty one shows what a clone without the real data runs.
+SHARED_DATA = Path(os.environ.get("EGQA_TEST_SHARED_DATA") or REPO.parent / "shared" / "data")
 REUTERS = SHARED_DATA / "reuters21578"
 
 
