@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+# EGQA_TEST_SHARED_DATA relocates the folder; an empty one shows what a clone without the real data runs.
+SHARED_DATA = Path(os.environ.get("EGQA_TEST_SHARED_DATA") or REPO.parent / "shared" / "data")
 REUTERS = SHARED_DATA / "reuters21578"
 
 
@@ -23,13 +25,18 @@ def reuters_dir() -> Path:
 SLICE = ("reut2-000.sgm", "reut2-001.sgm")  # 1,875 articles (1,845 distinct cleaned texts), 1987-02-26 .. 1987-03-04
 
 
+NEWS = REPO / "tests" / "data" / "web" / "news.jsonl"  # made-up news of our own (tests/data/web/README.md)
+
+
 @dataclass(frozen=True)
 class Build:
-    """Paths of the real Reuters build shared by the store and service tests."""
+    """Paths of a build shared by the store and service tests: the made-up news or the real Reuters slice."""
 
     triples: Path
     graphs: Path
     sqlite_url: str
+    name: str = "reuters"
+    day: str = "1987-02-27"  # a date with indexed news, for questions that must reach the store
 
 
 @pytest.fixture(scope="session")
@@ -51,3 +58,24 @@ def reuters_build(reuters_dir: Path, tmp_path_factory: pytest.TempPathFactory) -
     store.add_triples(read_triples(root / "triples"))
     store.close()
     return Build(root / "triples", root / "graphs", url)
+
+
+@pytest.fixture(scope="session")
+def fixture_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """Extract the made-up news, build its graphs (every cutoff at 1: it is tiny) and index it in SQLite (seconds)."""
+    from graph_builder.graphs.build import BuildParams, build_graphs
+    from graph_builder.pipeline import extract_corpus
+    from retrieval.factory import open_store
+    from retrieval.ingest import index_dataset
+
+    root = tmp_path_factory.mktemp("fixture-build")
+    extract_corpus([NEWS], root / "triples", workers=1)
+    build_graphs(root / "triples", root / "graphs", BuildParams(min_predicates_per_pair=1, min_pairs_per_predicate=1),
+                 progress=False)
+    url = f"sqlite:///{root / 'evidence.db'}"
+    store = open_store(url)
+    try:
+        index_dataset(root / "triples", store)
+    finally:
+        store.close()
+    return Build(root / "triples", root / "graphs", url, name="fixture", day="2021-03-04")

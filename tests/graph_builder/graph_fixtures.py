@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from graph_builder.triples import write_shard
+from tests.conftest import SHARED_DATA  # noqa: F401  (the real data folder, for the tests that import it from here)
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def triple_rows(specs: list[tuple[str, str, str, str, str]], start: int = 0) -> list[dict[str, object]]:

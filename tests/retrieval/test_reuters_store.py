@@ -15,9 +15,9 @@ import pytest
 from graph_builder.triples import read_articles, read_triples
 from retrieval.ingest import index_dataset
 from retrieval.protocol import EvidenceQuery
+from tests.conftest import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_DATA = REPO.parent / "shared" / "data"
 TRIPLES = Path(os.environ.get("EGQA_REUTERS_TRIPLES", REPO.parent / "data-out" / "reuters" / "triples"))
 
 pytestmark = pytest.mark.slow

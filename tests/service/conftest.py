@@ -1,4 +1,8 @@
-"""The service over the real Reuters build (tests/conftest.py), on SQLite and on a real Elasticsearch."""
+"""The service over two builds (tests/conftest.py): the made-up news, always there, and the real Reuters slice,
+there when ../shared/data is; on SQLite, and the real build on a real Elasticsearch as well.
+
+Tests that ask `api` (with `any_build`) run once per build; on a clone without ../shared/data the Reuters run
+skips and the made-up news still tests every route."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from tests.conftest import Build
 from tests.service.live import live_server
 from tests.retrieval.conftest import es_url  # noqa: F401  (the real Elasticsearch fixture)
 
+
 @contextmanager
 def serve_in_thread(settings: Settings) -> Iterator[str]:
     """Run the app from `settings` on a free loopback port, as `egqa serve` does; yield its base URL."""
@@ -29,6 +34,35 @@ def serve_in_thread(settings: Settings) -> Iterator[str]:
 def graphs(reuters_build: Build) -> GraphSet:
     """The slice's graph set."""
     return GraphSet.load(reuters_build.graphs)
+
+
+@pytest.fixture(scope="session")
+def fixture_client(fixture_build: Build) -> Iterator[TestClient]:
+    """The service on the made-up news, started through its real lifespan, no sentence-embedding model."""
+    settings = Settings(graphs_dir=fixture_build.graphs, store_url=fixture_build.sqlite_url, max_batch=50, lm=False)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session", params=["fixture", "reuters"])
+def any_build(request: pytest.FixtureRequest) -> Build:
+    """Each build in turn: the made-up news, then the real Reuters slice (skipped when ../shared/data is absent)."""
+    return request.getfixturevalue(f"{request.param}_build")  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def api(any_build: Build, request: pytest.FixtureRequest) -> TestClient:
+    """The service on `any_build` (the same client the build's own tests use)."""
+    name = "fixture_client" if any_build.name == "fixture" else "client"
+    return request.getfixturevalue(name)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def any_graphs(any_build: Build, request: pytest.FixtureRequest) -> GraphSet:
+    """The graph set of `any_build` (the Reuters one is the session's `graphs`, loaded once)."""
+    if any_build.name == "reuters":
+        return request.getfixturevalue("graphs")  # type: ignore[no-any-return]
+    return GraphSet.load(any_build.graphs)
 
 
 @pytest.fixture(scope="session")

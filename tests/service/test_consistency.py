@@ -54,9 +54,9 @@ def _ecmascript(patterns: str, values: list[str]) -> list[bool]:
     return [bool(x) for x in json.loads(out.stdout)]
 
 
-def test_types_are_judged_alike_by_openapi_pydantic_and_python(client: TestClient) -> None:
+def test_types_are_judged_alike_by_openapi_pydantic_and_python(fixture_client: TestClient) -> None:
     documented = next(p["schema"]["pattern"] for p in
-                      client.get("/openapi.json").json()["paths"]["/v1/entailment"]["get"]["parameters"]
+                      fixture_client.get("/openapi.json").json()["paths"]["/v1/entailment"]["get"]["parameters"]
                       if p["name"] == "types")
     assert documented == TYPES_PATTERN
     verdicts = {"python": [_python(t) for t in ODD], "pydantic": [_pydantic(t) for t in ODD],
@@ -68,9 +68,9 @@ def test_types_are_judged_alike_by_openapi_pydantic_and_python(client: TestClien
     assert not re.search(r"\\[sSwWdD]", TYPES_PATTERN)  # no class whose meaning differs between engines
 
 
-def test_the_route_refuses_what_the_engine_refuses(client: TestClient) -> None:
+def test_the_route_refuses_what_the_engine_refuses(api: TestClient) -> None:
     for types in ("a\x1fb#c", "person#location\n", "person #location"):
-        answer = client.get("/v1/entailment", params={"premise": "(buy.1,buy.2)", "hypothesis": "(own.1,own.2)",
+        answer = api.get("/v1/entailment", params={"premise": "(buy.1,buy.2)", "hypothesis": "(own.1,own.2)",
                                                       "types": types})
         assert answer.status_code == 422, (types, answer.text)
 
@@ -84,15 +84,15 @@ def _corrupt(db: Path, keep: int = 8192) -> None:
         out.write(noise)
 
 
-def test_a_corrupted_store_says_it_is_corrupted(reuters_build: Build, tmp_path: Path) -> None:
+def test_a_corrupted_store_says_it_is_corrupted(any_build: Build, tmp_path: Path) -> None:
     db = tmp_path / "evidence.db"
-    shutil.copy(reuters_build.sqlite_url.removeprefix("sqlite:///"), db)
+    shutil.copy(any_build.sqlite_url.removeprefix("sqlite:///"), db)
     _corrupt(db)
-    settings = Settings(graphs_dir=reuters_build.graphs, store_url=f"sqlite:///{db}", lm=False)
+    settings = Settings(graphs_dir=any_build.graphs, store_url=f"sqlite:///{db}", lm=False)
     with TestClient(create_app(settings)) as http:
         ready = http.get("/ready")
         answer = http.post("/v1/query", json={"subject": "colombia", "predicate": "(have.1,have.2)", "object": "debt",
-                                              "date": "1987-03-04"})
+                                              "date": any_build.day})
     for response in (ready, answer):
         assert response.status_code == 503, response.text
         error = response.json()["error"]

@@ -17,15 +17,16 @@ from tests.conftest import Build
 
 
 @pytest.fixture(scope="module")
-def engine(reuters_build: Build, graphs: GraphSet) -> ScoringEngine:
-    """An in-process engine on the real Reuters slice (SQLite)."""
-    return ScoringEngine(graphs, open_store(reuters_build.sqlite_url))
+def engine(any_build: Build, any_graphs: GraphSet) -> ScoringEngine:
+    """An in-process engine on each build (SQLite): the made-up news and the real Reuters slice."""
+    return ScoringEngine(any_graphs, open_store(any_build.sqlite_url))
 
 
-def _bundles(reuters_build: Build, graphs: GraphSet, n: int = 150) -> list[HypothesisInput]:
-    """BoOQA-like bundles: a real pair in its window asked with its own predicate, a graph neighbour of it
-    (so graph edges score) and a random graph predicate."""
-    rows = read_triples(reuters_build.triples).to_pylist()
+def _bundles(build: Build, graphs: GraphSet, n: int = 150) -> list[HypothesisInput]:
+    """BoOQA-like bundles: a pair of the build in its window asked with its own predicate, a graph neighbour of
+    it (so graph edges score) and a random graph predicate; `n` pairs, or every pair of a smaller build."""
+    rows = read_triples(build.triples).to_pylist()
+    n = min(n, len(rows))
     rng = random.Random(3)
     predicates = sorted({node.rsplit("#", 2)[0] for g in graphs.graphs.values() for node in g.nodes})
     items = []
@@ -46,10 +47,10 @@ def _bundles(reuters_build: Build, graphs: GraphSet, n: int = 150) -> list[Hypot
 
 
 @pytest.mark.parametrize("exclude_same", [False, True])
-def test_grouped_path_scores_exactly_as_whole_rows(engine: ScoringEngine, reuters_build: Build, graphs: GraphSet,
+def test_grouped_path_scores_exactly_as_whole_rows(engine: ScoringEngine, any_build: Build, any_graphs: GraphSet,
                                                    exclude_same: bool) -> None:
     """Every scorer gives the same score, answer and evidence count with top_k 0 as with whole rows."""
-    items = _bundles(reuters_build, graphs)
+    items = _bundles(any_build, any_graphs)
     for scorer in [s for s in engine.scorers if s != "lm_cosine"]:
         grouped = engine.judge(items, Options(scorer, exclude_same_predicate=exclude_same, top_k=0))
         rows = engine.judge(items, Options(scorer, exclude_same_predicate=exclude_same, top_k=10_000))
@@ -63,8 +64,9 @@ def test_grouped_path_scores_exactly_as_whole_rows(engine: ScoringEngine, reuter
         "some scores should come from graph edges, not only exact matches"
 
 
-def test_batch_memo_gives_the_scores_of_single_queries(graphs: GraphSet) -> None:
+def test_batch_memo_gives_the_scores_of_single_queries(any_graphs: GraphSet) -> None:
     """Scoring a batch with repeated pairs (memoised) equals scoring each pair alone."""
+    graphs = any_graphs
     name, graph = max(graphs.graphs.items(), key=lambda kv: len(kv[1].nodes))
     a, b = name.split("#")
     preds = [node.rsplit("#", 2)[0] for node in graph.nodes[:40]]

@@ -33,11 +33,11 @@ def _error(answer: RawAnswer, status: int, code: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(reuters_build: Build, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    """`egqa serve` with the default HTTP limits but a short body deadline."""
+def served(fixture_build: Build, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
+    """`egqa serve` on the made-up news with the default HTTP limits but a short body deadline."""
     log = tmp_path_factory.mktemp("limits") / "serve.log"
     env = {"EGQA_LM": "false", "EGQA_BODY_TIMEOUT": str(BODY_TIMEOUT)}
-    with service_process(reuters_build.graphs, reuters_build.sqlite_url, log, env=env) as svc:
+    with service_process(fixture_build.graphs, fixture_build.sqlite_url, log, env=env) as svc:
         yield svc
 
 
@@ -108,7 +108,8 @@ def test_ordinary_requests_keep_their_connection(served: ServiceProcess) -> None
     with httpx.Client(base_url=served.url, timeout=10) as http:
         for _ in range(3):
             assert http.get("/health").status_code == 200
-            answer = http.post("/v1/query", json={"text": "Texaco sold its stake to Exxon.", "date": "1987-02-27"})
+            answer = http.post("/v1/query", json={"text": "Norvale Mining bought Castellan Bank.",
+                                                  "date": "2021-03-04"})
             assert answer.status_code == 200, answer.text
         assert http.get("/v1/windows").status_code == 200
 
@@ -122,9 +123,9 @@ def test_health_answers_within_1_s_while_20000_half_open_connections_are_attempt
     assert httpx.get(f"{served.url}/health", timeout=5).status_code == 200
 
 
-def test_at_the_connection_cap_the_oldest_unfinished_request_makes_room(reuters_build: Build, tmp_path: Path) -> None:
+def test_at_the_connection_cap_the_oldest_unfinished_request_makes_room(fixture_build: Build, tmp_path: Path) -> None:
     env = {"EGQA_LM": "false", "EGQA_MAX_CONNECTIONS": "16"}
-    with service_process(reuters_build.graphs, reuters_build.sqlite_url, tmp_path / "serve.log", env=env) as svc:
+    with service_process(fixture_build.graphs, fixture_build.sqlite_url, tmp_path / "serve.log", env=env) as svc:
         socks = []
         for _ in range(24):
             sock = socket.create_connection(_address(svc), timeout=10)

@@ -4,6 +4,7 @@ OpenAPI document, with and without the key) and malformed ones through the HTTP 
 from __future__ import annotations
 
 import os
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,18 +38,28 @@ def _secrets(build: Build) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def keyed_app(reuters_build: Build) -> Iterator[FastAPI]:
-    """The service with an API key, started through its lifespan."""
-    settings = Settings(graphs_dir=reuters_build.graphs, store_url=reuters_build.sqlite_url, api_key=KEY, lm=False,
+def leak_build(fixture_build: Build, tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The made-up news in a folder of its own: the fuzzing posts articles, which the shared store must not take."""
+    root = tmp_path_factory.mktemp("leak-build")
+    shutil.copytree(fixture_build.graphs, root / "graphs")
+    shutil.copy(fixture_build.sqlite_url.removeprefix("sqlite:///"), root / "evidence.db")
+    return Build(fixture_build.triples, root / "graphs", f"sqlite:///{root / 'evidence.db'}", name="fixture",
+                 day=fixture_build.day)
+
+
+@pytest.fixture(scope="module")
+def keyed_app(leak_build: Build) -> Iterator[FastAPI]:
+    """The service on the made-up news with an API key, started through its lifespan."""
+    settings = Settings(graphs_dir=leak_build.graphs, store_url=leak_build.sqlite_url, api_key=KEY, lm=False,
                         max_batch=50)
     with TestClient(create_app(settings)) as client:
         yield client.app  # type: ignore[misc]
 
 
-def test_no_fuzzed_response_names_a_path_or_the_key(keyed_app: FastAPI, reuters_build: Build) -> None:
+def test_no_fuzzed_response_names_a_path_or_the_key(keyed_app: FastAPI, leak_build: Build) -> None:
     spec = TestClient(keyed_app).get("/openapi.json", headers={"X-API-Key": KEY}).json()  # no second lifespan
     schema = schemathesis.openapi.from_dict(spec)
-    secrets = _secrets(reuters_build)
+    secrets = _secrets(leak_build)
     leaks: list[str] = []
     statuses: Counter[int] = Counter()
     with live_server(keyed_app, lifespan="off", limits=HttpLimits()) as (host, port):
@@ -86,8 +97,8 @@ def test_no_fuzzed_response_names_a_path_or_the_key(keyed_app: FastAPI, reuters_
     assert not leaks, leaks[:10]
 
 
-def test_the_probe_reads_a_leak_when_there_is_one(reuters_build: Build) -> None:
+def test_the_probe_reads_a_leak_when_there_is_one(fixture_build: Build) -> None:
     """Guards the search above: a body that does carry a path is found."""
-    secrets = _secrets(reuters_build)
-    body = f'{{"error": {{"message": "no such file {reuters_build.graphs}/manifest.json"}}}}'
+    secrets = _secrets(fixture_build)
+    body = f'{{"error": {{"message": "no such file {fixture_build.graphs}/manifest.json"}}}}'
     assert [s for s in secrets if s in body]

@@ -1,8 +1,9 @@
 """The web page's fixtures: a small news build written for these tests, live services, and a real Chromium.
 
 The news (tests/data/web/news.jsonl) is made up: fictional companies buy, acquire and take over one another,
-fictional ministers visit and travel to cities, over three 3-day windows of March 2021. It is extracted, built
-into graphs and indexed by the library's own functions, so the page meets real artefacts of a real build.
+fictional ministers visit and travel to cities, over three 3-day windows of March 2021. `fixture_build`
+(tests/conftest.py) extracts it, builds it into graphs and indexes it by the library's own functions, once for
+the session and for the service's tests too, so the page meets real artefacts of a real build.
 
 The browser: Debian's Chromium driven by Playwright for Python, installed by `scripts/browser.sh setup` (run
 here when something is missing, as the container stage runs `scripts/containers.sh setup`). Where it cannot
@@ -24,10 +25,10 @@ import pytest
 
 from service.app import create_app
 from service.settings import Settings
+from tests.conftest import Build
 from tests.service.live import live_server
 
 REPO = Path(__file__).resolve().parents[2]
-NEWS = REPO / "tests" / "data" / "web" / "news.jsonl"
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-4.14.1.min.js"
 SCRIPT = REPO / "scripts" / "browser.sh"
 SCREENSHOTS = REPO / "out" / "screenshots"
@@ -56,24 +57,9 @@ class WebBuild:
 
 
 @pytest.fixture(scope="session")
-def web_build(tmp_path_factory: pytest.TempPathFactory) -> WebBuild:
-    """Extract the made-up news, build its graphs (every cutoff at 1: it is tiny) and index it in SQLite."""
-    from graph_builder.graphs.build import BuildParams, build_graphs
-    from graph_builder.pipeline import extract_corpus
-    from retrieval.factory import open_store
-    from retrieval.ingest import index_dataset
-
-    root = tmp_path_factory.mktemp("web-build")
-    extract_corpus([NEWS], root / "triples", workers=1)
-    build_graphs(root / "triples", root / "graphs", BuildParams(min_predicates_per_pair=1, min_pairs_per_predicate=1),
-                 progress=False)
-    url = f"sqlite:///{root / 'evidence.db'}"
-    store = open_store(url)
-    try:
-        index_dataset(root / "triples", store)
-    finally:
-        store.close()
-    return WebBuild(root / "graphs", url)
+def web_build(fixture_build: Build) -> WebBuild:
+    """The made-up news, extracted, built into graphs and indexed in SQLite once for the session (tests/conftest.py)."""
+    return WebBuild(fixture_build.graphs, fixture_build.sqlite_url)
 
 
 def web_settings(build: WebBuild, **overrides: Any) -> Settings:
