@@ -70,7 +70,26 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
 
 @lru_cache(maxsize=4)
 def _load_pipeline(spec: ParserModel) -> Language:
-    return add_lemma_fix(load_spacy(spec))
+    nlp = add_lemma_fix(load_spacy(spec))
+    _LOADED_LEXEMES[spec] = len(nlp.vocab)
+    return nlp
+
+
+# spaCy's memory zone frees the strings and lexemes a parse adds, but the vocabulary's table of lexemes keeps
+# growing by doubling with every new word ever seen (about 40 bytes a word; its counter, len(vocab), never goes
+# down either). A service that parses words it has never seen therefore loads its pipeline afresh (about a
+# second) once this many words have passed through it since it was loaded.
+VOCAB_RENEW_AFTER = 250_000
+_LOADED_LEXEMES: dict[ParserModel, int] = {}
+
+
+def _renew_if_grown(model: str) -> None:
+    """Drop the loaded pipelines once `model`'s vocabulary has seen VOCAB_RENEW_AFTER new words (call with
+    _ZONE_LOCK held, outside a memory zone); the next call loads them again."""
+    spec = parser_model(model)
+    nlp = _load_pipeline(spec)
+    if len(nlp.vocab) - _LOADED_LEXEMES.get(spec, 0) > VOCAB_RENEW_AFTER:
+        _load_pipeline.cache_clear()
 
 
 def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
@@ -132,7 +151,10 @@ def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
         doc[0].pos_ = "NOUN"
         lemmas = nlp.get_pipe("lemmatizer").rule_lemmatize(doc[0])  # type: ignore[attr-defined]
         _bound_lemma_cache(nlp)
-        return str(lemmas[0]).lower() if lemmas else word
+        lemma = str(lemmas[0]).lower() if lemmas else word
+    with _ZONE_LOCK:
+        _renew_if_grown(model)
+    return lemma
 
 
 def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = True) -> list[dict[str, object]]:
@@ -144,7 +166,9 @@ def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = T
     with _ZONE_LOCK, nlp.memory_zone():
         triples = [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
         _bound_lemma_cache(nlp)
-        return triples
+    with _ZONE_LOCK:
+        _renew_if_grown(model)
+    return triples
 
 
 def pipe_docs(texts: Iterable[str], model: str = DEFAULT_MODEL, batch_size: int = 32) -> Iterator[Doc]:

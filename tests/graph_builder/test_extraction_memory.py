@@ -42,3 +42,20 @@ def test_the_lemmatizer_memo_stays_bounded(monkeypatch) -> None:  # type: ignore
         sizes.append(len(cache))
     # Without a bound every new word adds entries; with one, the memo never passes the limit.
     assert max(sizes) < 50 + 20 and len(set(sizes)) > 1
+
+
+def test_the_pipeline_is_loaded_afresh_once_it_has_seen_many_new_words(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import graph_builder.extraction as extraction
+
+    known = extract_text("Google bought Motorola from Lenovo.")
+    first = load_pipeline()
+    monkeypatch.setattr(extraction, "VOCAB_RENEW_AFTER", len(first.vocab) - extraction._LOADED_LEXEMES[
+        extraction.parser_model("sm")] + 30)
+    rng = random.Random(13)
+    for _ in range(20):  # three or four new words each: past the bound within these
+        extract_text(f"{_word(rng)} bought {_word(rng)} from {_word(rng)}.")
+        noun_lemma(_word(rng).lower())
+    fresh = load_pipeline()
+    assert fresh is not first
+    assert len(fresh.vocab) - extraction._LOADED_LEXEMES[extraction.parser_model("sm")] < 200
+    assert extract_text("Google bought Motorola from Lenovo.") == known
