@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import logging
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -84,12 +86,24 @@ _LOADED_LEXEMES: dict[ParserModel, int] = {}
 
 
 def _renew_if_grown(model: str) -> None:
-    """Drop the loaded pipelines once `model`'s vocabulary has seen VOCAB_RENEW_AFTER new words (call with
-    _ZONE_LOCK held, outside a memory zone); the next call loads them again."""
+    """Drop the loaded pipelines once `model`'s vocabulary has seen VOCAB_RENEW_AFTER new words, and hand the
+    freed memory back to the system; the next load_pipeline loads them again. Call with _ZONE_LOCK held and no
+    reference to the pipeline kept, or it cannot be freed."""
     spec = parser_model(model)
-    nlp = _load_pipeline(spec)
-    if len(nlp.vocab) - _LOADED_LEXEMES.get(spec, 0) > VOCAB_RENEW_AFTER:
+    grown = len(_load_pipeline(spec).vocab) - _LOADED_LEXEMES.get(spec, 0) > VOCAB_RENEW_AFTER
+    if grown:
         _load_pipeline.cache_clear()
+        gc.collect()
+        _release_freed_memory()
+
+
+def _release_freed_memory() -> None:
+    """Return the allocator's free pages to the system (glibc's malloc_trim; elsewhere nothing): a pipeline
+    freed among live objects otherwise leaves its pages with the process."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
@@ -145,20 +159,21 @@ def _bound_lemma_cache(nlp: Language) -> None:
 
 def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
     """The lemma the extractor gives `word` as a common noun ("tankers" -> "tanker")."""
+    with _ZONE_LOCK:
+        _renew_if_grown(model)
     nlp = load_pipeline(model)
     with _ZONE_LOCK, nlp.memory_zone():
         doc = Doc(nlp.vocab, words=[word])
         doc[0].pos_ = "NOUN"
         lemmas = nlp.get_pipe("lemmatizer").rule_lemmatize(doc[0])  # type: ignore[attr-defined]
         _bound_lemma_cache(nlp)
-        lemma = str(lemmas[0]).lower() if lemmas else word
-    with _ZONE_LOCK:
-        _renew_if_grown(model)
-    return lemma
+        return str(lemmas[0]).lower() if lemmas else word
 
 
 def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = True) -> list[dict[str, object]]:
     """Parse one text and return its triples as plain dicts (subject, predicate, object, types, negated)."""
+    with _ZONE_LOCK:
+        _renew_if_grown(model)
     nlp = load_pipeline(model)
     # A long-running service parses text it has never seen: spaCy's memory zone frees the strings a parse adds
     # to the vocabulary when it ends (the results are plain Python strings). Zones share one vocabulary, so
@@ -166,9 +181,7 @@ def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = T
     with _ZONE_LOCK, nlp.memory_zone():
         triples = [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
         _bound_lemma_cache(nlp)
-    with _ZONE_LOCK:
-        _renew_if_grown(model)
-    return triples
+        return triples
 
 
 def pipe_docs(texts: Iterable[str], model: str = DEFAULT_MODEL, batch_size: int = 32) -> Iterator[Doc]:
