@@ -167,11 +167,6 @@ class Stack:
         self.podman("network", "rm", f"{PROJECT}_default")
         for image in (EGQA_IMAGE, ES_IMAGE):
             if self.podman("image", "exists", image).returncode == 0:
-                # Any container of the stage's own image that `down` left (seen once after the es-cluster
-                # tests: a container still listed as the image's user when rmi ran) goes first.
-                users = self.podman("ps", "-a", "-q", "--filter", f"ancestor={image}").stdout.split()
-                if users:
-                    self.podman("rm", "-f", *users)
                 self.podman("rmi", image, check=True)  # with the untagged layers only it used
         # A multi-stage build leaves its inner stages untagged (egqa's `build`): the ones this run made go too.
         for image in sorted(self.untagged() - self.dangling):
