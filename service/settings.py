@@ -22,7 +22,7 @@ class Settings(BaseSettings):
                                        "+smooth and +lm scorers; without the extra these scorers are not offered.")
     smooth_k: int = Field(4, ge=1, le=100, description="Premise smoothing: nearest graph nodes an unseen premise is scored through.")
     smooth_min_cosine: float = Field(0.5, ge=-1.0, le=1.0, description="Premise smoothing: least cosine of a neighbour's predicate words.")
-    store_url: str = Field("sqlite:///out/demo/evidence.db", description="Evidence store URL (sqlite:///path or http(s)://host:port).")
+    store_url: str = Field("sqlite:///out/demo/evidence.db", description="Evidence store URL (sqlite:///path or http(s)://host:port[,host:port...][/prefix][?replicas=n]).")
     default_scorer: str | None = Field(None, description="Scorer when a request names none (default: the best measured that "
                                                  "the installation offers: binc_clean+smooth+lm, binc+lm, "
                                                  "binc_clean+smooth, else the graphs' default, binc).")

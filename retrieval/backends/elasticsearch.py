@@ -113,8 +113,9 @@ class ElasticsearchStore:
                  bulk_timeout: float = 120.0, chunk_size: int = 2000, page_size: int = 10000,
                  replicas: int = 0, window_cache_seconds: float = 10.0, max_connections: int = 10,
                  basic_auth: tuple[str, str] | None = None) -> None:
-        """Connect lazily to `hosts` (as `basic_auth` = (user, password) when given); indices are named
-        `<prefix>-triples-<year>` / `<prefix>-articles-<year>`."""
+        """Connect lazily to `hosts`, one node's URL or several joined by commas (as `basic_auth` = (user,
+        password) when given); indices are named `<prefix>-triples-<year>` / `<prefix>-articles-<year>` and get
+        `replicas` replica shards each."""
         if not _PREFIX_RE.match(prefix):
             raise InputError(f"bad Elasticsearch index prefix {prefix!r}: use lowercase letters, digits, - _ .")
         self.hosts = hosts
@@ -133,21 +134,22 @@ class ElasticsearchStore:
         self._templates_ready = False
         self.window_cache_seconds = window_cache_seconds
         self._window_cache: tuple[float, dict[int, WindowInfo]] = (-1e18, {})
-        # One retry on a refused connection; a timeout is not retried, so a dead server costs at most
-        # ~request_timeout per call. The node pool revives its only node on the next call.
-        self.client = Elasticsearch(hosts, request_timeout=request_timeout, max_retries=1,
+        # One retry on a refused connection (on the next node, when there are several); a timeout is not
+        # retried, so a dead server costs at most ~request_timeout per call. The node pool revives a dead
+        # node on a later call.
+        self.client = Elasticsearch(hosts.split(","), request_timeout=request_timeout, max_retries=1,
                                     retry_on_timeout=False, retry_on_status=(502, 503, 504),
                                     connections_per_node=max_connections, serializer=OrjsonSerializer(),
                                     basic_auth=basic_auth)
 
     @classmethod
     def from_url(cls, url: str, password: str | None = None, **options: Any) -> ElasticsearchStore:
-        """Open `http(s)://[user[:password]@]host:port[/prefix][?timeout=seconds]`; `password` is the user's
-        when the URL names a user without one (read from a secret file, so it is in no URL or environment).
-        Credentials are kept out of `hosts`, which error messages name."""
+        """Open `http(s)://[user[:password]@]host:port[,host:port...][/prefix][?timeout=seconds&replicas=n]`;
+        several hosts are nodes of one cluster, `replicas` the replica shards of each new index (default 0, for
+        a single node). `password` is the user's when the URL names a user without one (read from a secret
+        file, so it is in no URL or environment). Credentials are kept out of `hosts`, which error messages name."""
         parts = urlsplit(url)
-        if not parts.hostname:
-            raise InputError(f"bad Elasticsearch URL {_without_password(url)!r}: expected http://host:port[/prefix]")
+        nodes = _nodes(url, parts.scheme, parts.netloc.rpartition("@")[2])
         if parts.username is not None:
             secret = unquote(parts.password) if parts.password is not None else password
             if secret is None:
@@ -160,8 +162,13 @@ class ElasticsearchStore:
             try:
                 options.setdefault("request_timeout", float(query["timeout"][0]))
             except ValueError:
-                raise InputError(f"bad timeout in {url!r}: expected seconds") from None
-        return cls(f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}", prefix=prefix, **options)
+                raise InputError(f"bad timeout in {_without_password(url)!r}: expected seconds") from None
+        if "replicas" in query:
+            replicas = query["replicas"][0]
+            if not replicas.isdigit():
+                raise InputError(f"bad replicas in {_without_password(url)!r}: expected a whole number >= 0")
+            options.setdefault("replicas", int(replicas))
+        return cls(",".join(nodes), prefix=prefix, **options)
 
     def close(self) -> None:
         """Close the HTTP connections."""
@@ -568,6 +575,22 @@ class ElasticsearchStore:
                 raise StoreError(f"Elasticsearch at {self.hosts} refused drop: {exc}") from exc
         self._templates_ready = False
         self._window_cache = (-1e18, {})
+
+
+def _nodes(url: str, scheme: str, hostinfo: str) -> list[str]:
+    """Return `scheme://host:port` for each comma-separated node of a store URL's host part, or raise InputError."""
+    nodes = []
+    for node in hostinfo.split(","):
+        try:
+            ok = bool(node) and urlsplit(f"{scheme}://{node}").hostname is not None
+            urlsplit(f"{scheme}://{node}").port  # noqa: B018 (raises ValueError on a bad port)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise InputError(f"bad Elasticsearch URL {_without_password(url)!r}: expected "
+                             "http://host:port[,host:port...][/prefix]")
+        nodes.append(f"{scheme}://{node}")
+    return nodes
 
 
 def _without_password(url: str) -> str:

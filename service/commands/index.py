@@ -15,7 +15,7 @@ from service.settings import store_password_option
 
 def index(
     triples: Annotated[Path, typer.Argument(help="Triples dataset folder (from `egqa extract`).")],
-    store: Annotated[str, typer.Option("--store", help="Store URL: sqlite:///path.db or http(s)://host:port[/prefix].")]
+    store: Annotated[str, typer.Option("--store", help="Store URL: sqlite:///path.db or http(s)://host:port[,host:port...][/prefix][?replicas=n].")]
     = DEFAULT_STORE_URL,
     batch_size: Annotated[int, typer.Option(help="Triples per write batch.")] = DEFAULT_BATCH_SIZE,
     split: Annotated[str | None, typer.Option(help="Only these corpus splits, comma-separated (e.g. TEST: an "

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
+from retrieval.factory import open_store
 from service.settings import Settings
 from tests.deploy.deployfiles import COMPOSE_FILE, REPO, compose, compose_text, interpolate, service_environment
 
@@ -43,8 +44,18 @@ def test_schema_rejects_what_compose_rejects() -> None:
     assert any("restart_policy" in e for e in errors)
 
 
-def test_services_are_elasticsearch_egqa_and_builder() -> None:
-    assert set(compose()["services"]) == {"elasticsearch", "egqa", "builder"}
+def _profiles() -> dict[str, set[str]]:
+    """Return each profile's services; "" holds the ones `docker compose up` starts (no profile)."""
+    found: dict[str, set[str]] = {}
+    for name, service in compose()["services"].items():
+        for profile in service.get("profiles", [""]):
+            found.setdefault(profile, set()).add(name)
+    return found
+
+
+def test_services_are_elasticsearch_egqa_and_builder_and_the_cluster_profile() -> None:
+    assert _profiles() == {"": {"elasticsearch", "egqa"}, "build": {"builder"},
+                           "es-cluster": {"es-certs", "es01", "es02", "egqa-cluster", "builder-cluster"}}
 
 
 def test_elasticsearch_is_a_single_8x_node_with_security_stated_heap_data_and_health() -> None:
@@ -76,12 +87,17 @@ def test_secrets_come_from_files_and_reach_only_who_needs_them() -> None:
     assert {name: interpolate(s["file"]) for name, s in secrets.items()} == {
         "api_key": "./secrets/api_key", "es_password": "./secrets/es_password"}
     assert set(services["egqa"]["secrets"]) == {"api_key", "es_password"}
-    assert services["elasticsearch"]["secrets"] == services["builder"]["secrets"] == ["es_password"]
+    assert set(services["egqa-cluster"]["secrets"]) == {"api_key", "es_password"}
+    for name in ("elasticsearch", "builder", "es01", "es02", "builder-cluster"):
+        assert services[name]["secrets"] == ["es_password"], name
+    assert "secrets" not in services["es-certs"]
     assert service_environment("egqa")["EGQA_API_KEY_FILE"] == "/run/secrets/api_key"
     # No secret value is written in the file: the key and passwords are only ever named by their files.
     for service in services:
         for var, value in service_environment(service).items():
-            if any(word in var.upper() for word in ("KEY", "PASSWORD")):
+            if var.endswith((".keystore.path", ".truststore.path")):  # a certificate's file, under config/
+                assert value == "certs/transport.p12", (service, var)
+            elif any(word in var.upper() for word in ("KEY", "PASSWORD")):
                 assert value is None or value.startswith("/run/secrets/"), (service, var)
 
 
@@ -177,6 +193,52 @@ def test_docker_compose_config_accepts_the_file() -> None:
                             capture_output=True, text=True, timeout=60, cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert set(result.stdout.split()) == {"elasticsearch", "egqa", "builder"}
+    cluster = subprocess.run([*command, "-f", str(COMPOSE_FILE), "--profile", "es-cluster", "config", "--services"],
+                             capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert cluster.returncode == 0, cluster.stderr
+    assert set(cluster.stdout.split()) == {"elasticsearch", "egqa", "es-certs", "es01", "es02", "egqa-cluster",
+                                           "builder-cluster"}
     default = subprocess.run([*command, "-f", str(COMPOSE_FILE), "config", "--services"],
                              capture_output=True, text=True, timeout=60, cwd=REPO)
     assert set(default.stdout.split()) == {"elasticsearch", "egqa"}  # `up` leaves the builder alone
+
+
+def test_the_cluster_profile_runs_two_nodes_with_the_single_node_s_security_and_secret() -> None:
+    services, single = compose()["services"], service_environment("elasticsearch")
+    nodes = {name: service_environment(name) for name in ("es01", "es02")}
+    for name, env in nodes.items():
+        assert env["node.name"] == name and env["cluster.name"] == single["cluster.name"]
+        assert env["discovery.seed_hosts"] == env["cluster.initial_master_nodes"] == "es01,es02"
+        assert "discovery.type" not in env
+        for setting in ("xpack.security.enabled", "xpack.security.http.ssl.enabled",
+                        "xpack.security.enrollment.enabled", "ELASTIC_PASSWORD_FILE"):
+            assert env[setting] == single[setting], (name, setting)
+        # Nodes that join over the network must use TLS between them when security is on: es-certs makes it.
+        assert env["xpack.security.transport.ssl.enabled"] == "true"
+        assert env["xpack.security.transport.ssl.keystore.path"] == "certs/transport.p12"
+        assert env["ES_JAVA_OPTS"] == "-Xms512m -Xmx512m"
+        assert services[name]["secrets"] == ["es_password"] and "ports" not in services[name]
+        assert "es-certs:/usr/share/elasticsearch/config/certs:ro" in services[name]["volumes"]
+        assert f"{name}-data:/usr/share/elasticsearch/data" in services[name]["volumes"]
+    assert services["es-certs"]["volumes"] == ["es-certs:/certs"]
+    assert "transport.p12" in services["es-certs"]["command"][0]
+
+
+def test_the_cluster_profile_s_service_and_builder_differ_from_the_default_only_in_the_store() -> None:
+    egqa, builder = service_environment("egqa"), service_environment("builder")
+    cluster, cluster_builder = service_environment("egqa-cluster"), service_environment("builder-cluster")
+    url = cluster["EGQA_STORE_URL"]
+    assert url == cluster_builder["EGQA_STORE_URL"] == "http://elastic@es01:9200,es02:9200?replicas=1"
+    assert {**cluster, "EGQA_STORE_URL": egqa["EGQA_STORE_URL"]} == egqa
+    assert {**cluster_builder, "EGQA_STORE_URL": builder["EGQA_STORE_URL"]} == builder
+    services = compose()["services"]
+    for name, default in (("egqa-cluster", "egqa"), ("builder-cluster", "builder")):
+        same = {k: v for k, v in services[name].items() if k not in ("profiles", "depends_on", "environment")}
+        assert same == {k: v for k, v in services[default].items()
+                        if k not in ("profiles", "depends_on", "environment")}, name
+        assert {node: dep["condition"] for node, dep in services[name]["depends_on"].items()} == {
+            "es01": "service_healthy", "es02": "service_healthy"}
+    # The URL the service reads opens one store over both nodes, with a replica of each index.
+    store = open_store(url, password="unused")
+    assert sorted(n.host for n in store.client.transport.node_pool.all()) == ["es01", "es02"]  # type: ignore[attr-defined]
+    assert store.replicas == 1  # type: ignore[attr-defined]

@@ -35,6 +35,8 @@ pytestmark = [pytest.mark.containers, pytest.mark.timeout(4 * 3600)]
 
 SCRIPT = REPO / "scripts" / "containers.sh"
 OVERRIDE = REPO / "tests" / "deploy" / "containers" / "compose.test.yml"
+# podman for podman-compose when a service shares another's network namespace (es02 of profile es-cluster).
+SHARED_NETNS_PODMAN = REPO / "tests" / "deploy" / "containers" / "podman-shared-netns.sh"
 PROJECT = "egqa-stage"
 # The name docker-compose.yml gives the egqa image (egqa:latest), as podman spells it.
 EGQA_IMAGE = "localhost/egqa:latest"
@@ -97,9 +99,12 @@ class Stack:
                         f"{_tail(result.stdout)}\n{_tail(result.stderr)}", pytrace=False)
         return result
 
-    def compose(self, step: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        """Run podman-compose on docker-compose.yml with the test override."""
-        command = ["podman-compose", "-p", PROJECT, "-f", str(COMPOSE_FILE), "-f", str(OVERRIDE), *args]
+    def compose(self, step: str, *args: str, timeout: float = 300,
+                shared_netns: bool = False) -> subprocess.CompletedProcess[str]:
+        """Run podman-compose on docker-compose.yml with the test override (through SHARED_NETNS_PODMAN if
+        `shared_netns`, for commands that may start es02)."""
+        podman = ["--podman-path", str(SHARED_NETNS_PODMAN)] if shared_netns else []
+        command = ["podman-compose", *podman, "-p", PROJECT, "-f", str(COMPOSE_FILE), "-f", str(OVERRIDE), *args]
         return self.run(step, command, timeout, shown=f"podman-compose {' '.join(args)}")
 
     def podman(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
@@ -154,6 +159,10 @@ class Stack:
         """Remove the project's containers, volumes and network, and the images this stage built."""
         if self.torn_down:
             return
+        # First the one-off jobs, and es02, which holds es01's network namespace (podman will not remove es01
+        # before it); `down` removes the rest.
+        for name in (*JOBS, container("es02")):
+            self.podman("rm", "-f", name)
         self.compose(step, "down", "-v")
         self.podman("network", "rm", f"{PROJECT}_default")
         for image in (EGQA_IMAGE, ES_IMAGE):
@@ -167,6 +176,10 @@ class Stack:
     def untagged(self) -> set[str]:
         """Return the IDs of the untagged images nothing else is built on."""
         return set(self.podman("images", "-q", "--no-trunc", "--filter", "dangling=true", check=True).stdout.split())
+
+
+# The one-off containers this stage starts with `podman-compose run --name`.
+JOBS = (f"{PROJECT}_builder_job", f"{PROJECT}_es_certs_job", f"{PROJECT}_cluster_index_job")
 
 
 def container(service: str) -> str:
@@ -238,7 +251,7 @@ def stack(reuters_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     try:
         stack.compose("compose up elasticsearch", "up", "-d", "elasticsearch")
         stack.wait("Elasticsearch healthy", stack.es_healthy, "elasticsearch")
-        builder = f"{PROJECT}_builder_job"
+        builder = JOBS[0]
         stack.compose("builder job (extract, graphs, index)", "run", "-T", "--name", builder, "builder",
                       "bash", "/app/scripts/build-all.sh", "/corpus", "/data/work", *GRAPH_OPTIONS, timeout=3600)
         state = stack.podman("inspect", "--format", "{{.State.ExitCode}}", builder, check=True).stdout.strip()
@@ -362,6 +375,99 @@ def test_elasticsearch_outage_is_a_clear_503_and_the_service_recovers(stack: Sta
     stack.wait("Elasticsearch healthy again", stack.es_healthy, "elasticsearch")
     stack.wait("egqa answers again", lambda: stack.http("POST", "/v1/query", QUESTION)[0] == 200, "egqa")
     assert stack.http("POST", "/v1/query", QUESTION)[1] == stack.answers["query"]
+
+
+# Asked of the single-node deployment and of the two-node one: the real question, the same without excluding
+# its own predicate, and one from another window. Their answers (and /v1/windows) must be equal as JSON.
+CLUSTER_QUESTIONS = (QUESTION, {**QUESTION, "exclude_same_predicate": False},
+                     {**QUESTION, "subject": "brazil", "date": "1987-02-27"})
+
+
+def _es01(stack: Stack, path: str) -> Any:
+    """GET `path` from the cluster through es01, logged in with the compose secret; None while it cannot answer."""
+    probe = f'curl -fsS -u "elastic:$(cat /run/secrets/es_password)" "http://localhost:9200{path}"'
+    result = stack.podman("exec", container("es01"), "sh", "-c", probe)
+    return json.loads(result.stdout) if result.returncode == 0 else None
+
+
+def _green_with_two_nodes(stack: Stack) -> bool:
+    health = _es01(stack, "/_cluster/health")
+    return bool(health) and health["status"] == "green" and health["number_of_nodes"] == 2
+
+
+def _single_node_answers(stack: Stack) -> dict[str, Any]:
+    """What the (single-node) deployment answers: /ready's store, /v1/windows and each CLUSTER_QUESTIONS query."""
+    answers: dict[str, Any] = {"store": stack.http("GET", "/ready")[1]["store"],
+                               "windows": stack.http("GET", "/v1/windows")}
+    for i, question in enumerate(CLUSTER_QUESTIONS):
+        answers[f"query {i}"] = stack.http("POST", "/v1/query", question)
+    return answers
+
+
+@pytest.fixture(scope="module")
+def cluster(stack: Stack) -> dict[str, Any]:
+    """Profile es-cluster on the builder's triples: es-certs, es01 + es02 (green, 2 nodes), `egqa index` into
+    the cluster with builder-cluster's settings, then egqa-cluster in place of the stopped single-node service."""
+    single = _single_node_answers(stack)
+    assert single["query 0"][0] == 200 and single["store"]["backend"] == "elasticsearch"
+    # The single-node deployment goes down: from here on every answer comes from the cluster.
+    stack.compose("compose stop egqa elasticsearch", "stop", "egqa", "elasticsearch")
+    certs = JOBS[1]
+    # --no-deps: podman-compose 1.0.3 runs every service of the file before a service that has no dependency.
+    stack.compose("es-certs job (transport TLS)", "run", "-T", "--no-deps", "--name", certs, "es-certs")
+    state = stack.podman("inspect", "--format", "{{.State.ExitCode}}", certs, check=True).stdout.strip()
+    log = stack.podman("logs", certs).stdout
+    stack.podman("rm", certs, check=True)
+    if state != "0":
+        pytest.fail(f"the es-certs job exited {state}:\n{_tail(log)}", pytrace=False)
+    stack.compose("compose up es01 es02", "up", "-d", "es01", "es02", shared_netns=True)
+    stack.wait("cluster green with 2 nodes", lambda: _green_with_two_nodes(stack), "es02")
+    job = JOBS[2]
+    # The image's own index command, with the environment builder-cluster gives it (the cluster's store URL).
+    stack.compose("egqa index into the cluster", "run", "-T", "--no-deps", "--name", job, "builder-cluster",
+                  "bash", "-c", 'egqa index /data/work/triples --store "$EGQA_STORE_URL"', timeout=1200)
+    state = stack.podman("inspect", "--format", "{{.State.ExitCode}}", job, check=True).stdout.strip()
+    logs = stack.podman("logs", job)
+    log = logs.stdout + logs.stderr
+    stack.podman("rm", job, check=True)
+    if state != "0":
+        pytest.fail(f"egqa index into the cluster exited {state}:\n{_tail(log)}", pytrace=False)
+    stack.wait("cluster green after indexing", lambda: _green_with_two_nodes(stack), "es02")
+    stack.compose("compose up egqa-cluster", "up", "-d", "egqa-cluster", shared_netns=True)
+    stack.wait("egqa-cluster ready", stack.answers_ready, "egqa-cluster")
+    return {"single": single, "index log": log}
+
+
+def test_cluster_profile_holds_every_index_on_both_nodes(stack: Stack, cluster: dict[str, Any]) -> None:
+    health = _es01(stack, "/_cluster/health")
+    assert (health["status"], health["number_of_nodes"], health["unassigned_shards"]) == ("green", 2, 0)
+    nodes = sorted(node["name"] for node in _es01(stack, "/_cat/nodes?format=json&h=name"))
+    assert nodes == ["es01", "es02"]
+    shards = _es01(stack, "/_cat/shards/egqa-*?format=json&h=index,prirep,state,node")
+    by_index: dict[str, list[tuple[str, str, str]]] = {}
+    for shard in shards:
+        by_index.setdefault(shard["index"], []).append((shard["prirep"], shard["state"], shard["node"]))
+    assert any(name.startswith("egqa-triples-") for name in by_index), by_index
+    for name, copies in by_index.items():
+        # One primary and one replica, both started, on different nodes: each node holds the whole index.
+        assert sorted(p for p, _, _ in copies) == ["p", "r"] and {s for _, s, _ in copies} == {"STARTED"}, name
+        assert sorted(n for _, _, n in copies) == ["es01", "es02"], name
+    FACTS.append(f"es-cluster: green, nodes {nodes}, {len(by_index)} indices each with a primary and a replica "
+                 "on different nodes")
+
+
+def test_cluster_profile_answers_exactly_as_the_single_node(stack: Stack, cluster: dict[str, Any]) -> None:
+    clustered = _single_node_answers(stack)  # the same calls, now answered by egqa-cluster
+    single = cluster["single"]
+    assert clustered["store"]["backend"] == "elasticsearch"
+    assert clustered["store"]["triples"] == single["store"]["triples"] > 1000
+    assert clustered["store"]["windows"] == single["store"]["windows"]
+    assert clustered["windows"] == single["windows"]
+    for i in range(len(CLUSTER_QUESTIONS)):
+        assert clustered[f"query {i}"] == single[f"query {i}"], CLUSTER_QUESTIONS[i]
+    assert clustered["query 0"][1]["answer"] is True  # the real question still answered through a graph
+    FACTS.append(f"es-cluster: {len(CLUSTER_QUESTIONS)} /v1/query answers and /v1/windows equal to the single "
+                 f"node's ({clustered['store']['triples']} triples, {clustered['store']['windows']} windows)")
 
 
 def test_teardown_removes_the_stage_s_containers_volumes_and_images_and_keeps_the_cache(stack: Stack) -> None:
