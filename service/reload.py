@@ -70,9 +70,9 @@ class GraphSwapper:
             graphs = GraphSet.load(path, verify=True)
             engine = engine_for(self.settings, graphs, current)
         except (EgqaError, OSError, ValueError) as exc:
-            log.error("graph set %s refused: %s", path, exc)
-            # The client reads the reason without the server's paths.
+            # Neither the client nor the log reads the server's paths: the set is named as in its parent folder.
             reason = str(exc).replace(str(path), path.name)
+            log.error("graph set %r refused: %s", path.name, reason)
             raise GraphSetRefused(f"graph set {path.name!r} refused, the live set is kept: {reason}") from exc
         old = current.graph_set
         engine.graph_set = describe(graphs, (old.generation if old is not None else 1) + 1)

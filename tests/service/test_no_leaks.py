@@ -1,8 +1,10 @@
-"""No server path, store address or key in any response body: fuzzed requests (schemathesis, from the app's own
-OpenAPI document, with and without the key) and malformed ones through the HTTP layer, every body searched."""
+"""No server path, store address or key in any response body or log line: fuzzed requests (schemathesis, from
+the app's own OpenAPI document, with and without the key) and malformed ones through the HTTP layer, every body
+and every line the requests made the service log searched."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections import Counter
@@ -27,6 +29,18 @@ KEY = "leak-probe-key-" + "z" * 17
 # LEAK_FUZZ_SCALE=12 multiplies the examples for a longer run (docs/benchmarks.md records one).
 SCALE = int(os.environ.get("LEAK_FUZZ_SCALE", "1"))
 EXAMPLES = {GenerationMode.POSITIVE: 60 * SCALE, GenerationMode.NEGATIVE: 30 * SCALE}
+
+
+class _LogLines(logging.Handler):
+    """Every record logged while it is attached, formatted as the service's log would print it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
 
 
 def _secrets(build: Build) -> list[str]:
@@ -62,6 +76,8 @@ def test_no_fuzzed_response_names_a_path_or_the_key(keyed_app: FastAPI, leak_bui
     secrets = _secrets(leak_build)
     leaks: list[str] = []
     statuses: Counter[int] = Counter()
+    logged = _LogLines()
+    logging.getLogger().addHandler(logged)
     with live_server(keyed_app, lifespan="off", limits=HttpLimits()) as (host, port):
         base_url = f"http://{host}:{port}"
         for result in schema.get_all_operations():
@@ -89,8 +105,12 @@ def test_no_fuzzed_response_names_a_path_or_the_key(keyed_app: FastAPI, leak_bui
             answer = raw_request(host, port, data)
             statuses[answer.status or 0] += 1
             leaks.extend(f"raw {answer.status}: {s}" for s in secrets if s in answer.body.decode("utf-8", "replace"))
+    logging.getLogger().removeHandler(logged)
+    # What the requests made the service log: no path or key either (the operator's start-up lines are not here).
+    leaks.extend(f"log: {line}" for line in logged.lines for s in secrets if s in line)
     total = sum(statuses.values())
-    print(f"{total} responses searched for {len(secrets)} strings; statuses {dict(sorted(statuses.items()))}")
+    print(f"{total} responses and {len(logged.lines)} log lines searched for {len(secrets)} strings; "
+          f"statuses {dict(sorted(statuses.items()))}")
     assert total >= 500
     assert {200, 401, 404, 422} <= set(statuses), "the fuzzing reached too few outcomes to mean anything"
     assert not [s for s in statuses if s >= 500]
