@@ -8,6 +8,7 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from contextlib import contextmanager
 from functools import lru_cache
 
 from spacy.language import Language
@@ -157,31 +158,34 @@ def _bound_lemma_cache(nlp: Language) -> None:
             cache.clear()
 
 
-def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
-    """The lemma the extractor gives `word` as a common noun ("tankers" -> "tanker")."""
+@contextmanager
+def _parsing(model: str) -> Iterator[Language]:
+    """One parse at a time in a memory zone of the pipeline, loaded afresh first if it has seen too many new words.
+
+    A long-running service parses text it has never seen: spaCy's memory zone frees the strings a parse adds to
+    the vocabulary when it ends (results must leave it as plain Python strings). Zones share one vocabulary, so
+    one parse at a time enters one."""
     with _ZONE_LOCK:
         _renew_if_grown(model)
-    nlp = load_pipeline(model)
-    with _ZONE_LOCK, nlp.memory_zone():
+        nlp = load_pipeline(model)
+        with nlp.memory_zone():
+            yield nlp
+            _bound_lemma_cache(nlp)
+
+
+def noun_lemma(word: str, model: str = DEFAULT_MODEL) -> str:
+    """The lemma the extractor gives `word` as a common noun ("tankers" -> "tanker")."""
+    with _parsing(model) as nlp:
         doc = Doc(nlp.vocab, words=[word])
         doc[0].pos_ = "NOUN"
         lemmas = nlp.get_pipe("lemmatizer").rule_lemmatize(doc[0])  # type: ignore[attr-defined]
-        _bound_lemma_cache(nlp)
         return str(lemmas[0]).lower() if lemmas else word
 
 
 def extract_text(text: str, model: str = DEFAULT_MODEL, require_entity: bool = True) -> list[dict[str, object]]:
     """Parse one text and return its triples as plain dicts (subject, predicate, object, types, negated)."""
-    with _ZONE_LOCK:
-        _renew_if_grown(model)
-    nlp = load_pipeline(model)
-    # A long-running service parses text it has never seen: spaCy's memory zone frees the strings a parse adds
-    # to the vocabulary when it ends (the results are plain Python strings). Zones share one vocabulary, so
-    # one parse at a time enters one.
-    with _ZONE_LOCK, nlp.memory_zone():
-        triples = [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
-        _bound_lemma_cache(nlp)
-        return triples
+    with _parsing(model) as nlp:
+        return [relation_dict(rel) for s in doc_triples(nlp(text), require_entity) for rel in s.relations]
 
 
 def pipe_docs(texts: Iterable[str], model: str = DEFAULT_MODEL, batch_size: int = 32) -> Iterator[Doc]:
