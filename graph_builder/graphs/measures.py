@@ -8,7 +8,8 @@ block's edges, never by a Python loop over predicate pairs.
 triple). Their `_clean` twins (`binc_clean` = `binc.clean.v1`, ...) apply the same formula to clean
 counts (one per distinct sentence text), do not count a feature two predicates share only through
 sentences stating both (`counts.co_extracted`), and never link a predicate with its `NEG__` form.
-Distinct names let one graph set hold both, so they can be compared side by side in one run.
+Distinct names let one graph set hold both, so they can be compared side by side in one run. The `_lp`
+names (`binc_lp`, `binc_clean_lp`, ...) read counts completed by link prediction first (completion.py).
 """
 
 from __future__ import annotations
@@ -50,11 +51,6 @@ def split_measure(name: str) -> tuple[str, str]:
         if suffix and name.endswith(suffix) and name[:-len(suffix)] in LOCAL_MEASURES:
             return name[:-len(suffix)], suffix
     return name, ""
-
-
-def base_measure(name: str) -> str:
-    """Return the local formula a measure name uses (`binc_clean` -> `binc`)."""
-    return split_measure(name)[0]
 
 
 def check_measures(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
