@@ -226,16 +226,18 @@ class ScoringEngine:
 
     def _in_window(self, subj: ResolvedName, obj: ResolvedName, window: int,
                    exclude: tuple[str, ...]) -> tuple[ResolvedName, ResolvedName]:
-        """The chosen names, unless they have no evidence in the window and another pair of candidates has:
-        then the first such pair (candidates in order of preference)."""
+        """Of the pairs the names may stand for, the one with the most evidence in the window; on a tie the
+        first in order of preference (the chosen names first), so the chosen names stay when no pair has any."""
         pairs = [(a, b) for a in subj.options() for b in obj.options() if a != b]
         if len(pairs) <= 1:
             return subj, obj
-        found = self.store.evidence_summary([EvidenceQuery(window, a, b, exclude, 1) for a, b in pairs])
-        for (a, b), groups in zip(pairs, found, strict=True):
-            if groups:
-                return subj.chose(a), obj.chose(b)
-        return subj, obj
+        found = self.store.evidence_summary([EvidenceQuery(window, a, b, exclude) for a, b in pairs])
+        counts = [sum(g.count for g in groups) for groups in found]
+        best = max(range(len(pairs)), key=lambda i: (counts[i], -i))
+        if counts[best] == 0:
+            return subj, obj
+        a, b = pairs[best]
+        return subj.chose(a), obj.chose(b)
 
     def _hypothesis(self, subj: str, predicate: str, obj: str, text: str, window: int,
                     given: tuple[str | None, str | None], parsed_types: tuple[str, str],

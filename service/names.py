@@ -12,8 +12,9 @@ first rule that finds a name the store holds wins:
 5. `head`: a common noun's head (`kuaiti tanker` -> `tanker`).
 
 Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates). The engine then looks at
-the question's window: when the chosen names have no evidence there but another pair of candidates does (two
-famous Armstrongs, two Smiths), that pair answers, explained as `in window`. Resolutions are cached for CACHE_SECONDS, so a batch asks the store once per name.
+the question's window: of the chosen names and the other stored names they may stand for (two famous
+Armstrongs, two Smiths, `hollande` and `francois hollande`, `motorola` and `motorola mobility`), the pair with the
+most evidence there answers (the chosen pair on a tie), explained as `in window`. Resolutions are cached for CACHE_SECONDS, so a batch asks the store once per name.
 """
 
 from __future__ import annotations
@@ -47,10 +48,9 @@ class ResolvedName:
     alternatives: tuple[str, ...] = ()  # other stored names it may stand for, most mentioned first
 
     def options(self, limit: int = 4) -> tuple[str, ...]:
-        """The stored names this name may stand for, the chosen one first (for a choice by the window's news);
-        a name the store holds as asked (or without its legal form) is taken as asked."""
-        if self.how in {"exact", "legal form"}:
-            return (self.name,)
+        """The stored names this name may stand for, the chosen one first (for a choice by the window's news).
+        A name the store holds as asked comes first but is not the only option: "Motorola" is stored, and so is
+        the `motorola mobility` of the news that week."""
         return tuple(dict.fromkeys([self.name, *self.candidates, *self.alternatives]))[:limit]
 
     def chose(self, name: str) -> ResolvedName:

@@ -62,6 +62,12 @@ ROWS = [
            ("aol", "AOL", "organization"), "Tim Armstrong leads AOL.") for k in range(3)],
     _row(30, "a30", ("lance armstrong", "Lance Armstrong", "person"), "(admit.1,admit.2)",
          ("doping", "doping", "thing"), "Lance Armstrong admitted doping.", LATER),
+    # A company stored under its short name in other weeks, and a unit of it (a name of its own) in this one.
+    *[_row(40 + k, f"a{40 + k}", ("motorola", "Motorola", "organization"), "(make.1,make.2)",
+           ("phone", "phones", "thing"), "Motorola makes phones.", LATER) for k in range(3)],
+    _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
+         ("motorola mobility", "Motorola Mobility", "organization"),
+         "Google completed its purchase of Motorola Mobility."),
 ]
 
 
@@ -127,6 +133,18 @@ def test_two_people_of_one_surname_are_ambiguous_unless_the_window_tells(engine:
     # The request's type is a constraint: no organisation is called Obama.
     assert ask(engine, subject="Obama", subject_type="organization", predicate="(defeat.1,defeat.2)",
                object="Romney")[3][0] == "obama (unknown)"
+
+
+def test_a_stored_name_gives_way_to_the_name_the_window_has_news_about(engine: ScoringEngine) -> None:
+    assert engine.names.resolve("motorola", "organization").describe() == "motorola (exact)"
+    answer, subj, obj, names, count = ask(engine, subject="Google", predicate="(complete.1,complete.purchase.of.2)",
+                                          object="Motorola")
+    assert (answer, subj, obj, count) == (True, "google", "motorola mobility", 1)
+    assert names[1] == "motorola -> motorola mobility (in window)"
+    # Where the window has no news about either, the name stays as asked.
+    later = engine.judge([HypothesisInput(subject="Google", predicate="(complete.1,complete.purchase.of.2)",
+                                          object="Motorola", date=LATER)], Options(top_k=1))[0]
+    assert (later.answer, later.hypothesis.obj, later.hypothesis.names[1]) == (False, "motorola", "motorola (exact)")
 
 
 def test_a_question_file_is_asked_over_http_and_scored(build: Path, tmp_path: Path) -> None:
