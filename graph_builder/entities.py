@@ -72,7 +72,7 @@ _ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "de", "&", "on", "in", "du
 # Types a surname, a company's leading words or an acronym may stand for.
 _SURNAME_TYPES = frozenset({"person"})
 _PREFIX_TYPES = frozenset({"organization"})
-_ACRONYM_TYPES = frozenset({"organization", "location", "group", "event", "law"})
+ACRONYM_TYPES = frozenset({"organization", "location", "group", "event", "law"})
 _WORD = re.compile(r"[^\W\d_]", re.UNICODE)
 # Short forms too generic to stand for one name: "the Bank" is not always the Bank of England.
 GENERIC_SHORT_FORMS = frozenset({"bank", "national", "first", "general", "international", "federal", "american",
@@ -177,7 +177,7 @@ def _rule_for(short: Mention, full_name: str, full_type: str) -> str | None:
     if _agrees(short.type, full_type, _PREFIX_TYPES) and f[:len(s)] == s and not _PHRASE_WORDS & set(f[len(s):]):
         return "leading words"
     letters = acronym_letters(short.surface)
-    if letters is not None and len(s) == 1 and _agrees(short.type, full_type, _ACRONYM_TYPES) \
+    if letters is not None and len(s) == 1 and _agrees(short.type, full_type, ACRONYM_TYPES) \
             and len(f) == len(letters) + sum(w in _ACRONYM_SKIP for w in f) and initials(full_name) == letters:
         return "acronym"
     return None

@@ -9,7 +9,8 @@ first rule that finds a name the store holds wins:
 3. `alias`: the canonical-entities pass renamed it so (`obama` -> `barack obama`, `opec` -> its expansion);
 4. `leading words` / `surname`: the one organisation whose name begins with its words, or the one person whose
    name ends with them (or the one holding at least DOMINANT_SHARE of such mentions), of an agreeing type;
-5. `head`: a common noun's head (`kuaiti tanker` -> `tanker`).
+5. `acronym`: a spelled-out name the store holds by its initials (`north atlantic treaty organization` -> `nato`);
+6. `head`: a common noun's head (`kuaiti tanker` -> `tanker`).
 
 Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates). The engine then looks at
 the question's window: of the chosen names and the other stored names they may stand for (two famous
@@ -24,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from cachetools import TTLCache
 
-from graph_builder.entities import company_name
+from graph_builder.entities import ACRONYM_TYPES, company_name, initials
 from graph_builder.extraction import noun_lemma
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from retrieval.protocol import EvidenceStore, NameMatch
@@ -133,6 +134,9 @@ class NameResolver:
             partial = self._partial(name, type_hint, matches)
             if partial is not None:
                 return replace(partial, alternatives=tuple(n for n in others if n != partial.name))
+        acronym = self._acronym(name, type_hint)
+        if acronym is not None:
+            return acronym
         words = name.split()
         if words and type_hint in (None, UNKNOWN_TYPE):
             for head in dict.fromkeys([words[-1], noun_lemma(words[-1])]):
@@ -140,6 +144,15 @@ class NameResolver:
                 if types and types[0].type == UNKNOWN_TYPE:
                     return ResolvedName(name, head, "head", UNKNOWN_TYPE)
         return ResolvedName(name, name, "unknown")
+
+    def _acronym(self, name: str, type_hint: str | None) -> ResolvedName | None:
+        """A spelled-out name the store holds by its initials only ("North Atlantic Treaty Organization" -> `nato`),
+        of an agreeing type among those acronyms name."""
+        letters = initials(name) if len(name.split()) > 1 else ""
+        if len(letters) < 2 or letters == name:
+            return None
+        types = [t for t in self.store.argument_types(letters) if t.type in ACRONYM_TYPES and _agrees(type_hint, t.type)]
+        return ResolvedName(name, letters, "acronym", types[0].type) if types else None
 
     @staticmethod
     def _partial(name: str, type_hint: str | None, matches: list[NameMatch]) -> ResolvedName | None:

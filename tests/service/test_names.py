@@ -65,6 +65,8 @@ ROWS = [
     # A company stored under its short name in other weeks, and a unit of it (a name of its own) in this one.
     *[_row(40 + k, f"a{40 + k}", ("motorola", "Motorola", "organization"), "(make.1,make.2)",
            ("phone", "phones", "thing"), "Motorola makes phones.", LATER) for k in range(3)],
+    _row(46, "a46", ("nato", "NATO", "organization"), "(protect.1,protect.2)", ("tanker", "tankers", "thing"),
+         "NATO protected the tankers."),
     _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
          ("motorola mobility", "Motorola Mobility", "organization"),
          "Google completed its purchase of Motorola Mobility."),
@@ -145,6 +147,14 @@ def test_a_stored_name_gives_way_to_the_name_the_window_has_news_about(engine: S
     later = engine.judge([HypothesisInput(subject="Google", predicate="(complete.1,complete.purchase.of.2)",
                                           object="Motorola", date=LATER)], Options(top_k=1))[0]
     assert (later.answer, later.hypothesis.obj, later.hypothesis.names[1]) == (False, "motorola", "motorola (exact)")
+
+
+def test_a_spelled_out_name_finds_its_acronym(engine: ScoringEngine) -> None:
+    answer, subj, _, names, _ = ask(engine, text="The North Atlantic Treaty Organization protected the tankers.")
+    assert (answer, subj, names[0]) == (True, "nato", "north atlantic treaty organization -> nato (acronym)")
+    # Not across types: no person is called NATO, and a name of one word has no initials to try.
+    assert engine.names.resolve("north atlantic treaty organization", "person").how == "unknown"
+    assert engine.names.resolve("nato", "organization").describe() == "nato (exact)"
 
 
 def test_a_question_file_is_asked_over_http_and_scored(build: Path, tmp_path: Path) -> None:
