@@ -147,11 +147,11 @@ class NameResolver:
 
     def _acronym(self, name: str, type_hint: str | None) -> ResolvedName | None:
         """A spelled-out name the store holds by its initials only ("North Atlantic Treaty Organization" -> `nato`),
-        of an agreeing type among those acronyms name."""
+        when the name is known to be of a type acronyms name (a common noun such as "exchange rate" is no `er`)."""
         letters = initials(name) if len(name.split()) > 1 else ""
-        if len(letters) < 2 or letters == name:
+        if len(letters) < 2 or letters == name or type_hint not in ACRONYM_TYPES:
             return None
-        types = [t for t in self.store.argument_types(letters) if t.type in ACRONYM_TYPES and _agrees(type_hint, t.type)]
+        types = [t for t in self.store.argument_types(letters) if t.type == type_hint]
         return ResolvedName(name, letters, "acronym", types[0].type) if types else None
 
     @staticmethod

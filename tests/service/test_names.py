@@ -152,8 +152,9 @@ def test_a_stored_name_gives_way_to_the_name_the_window_has_news_about(engine: S
 def test_a_spelled_out_name_finds_its_acronym(engine: ScoringEngine) -> None:
     answer, subj, _, names, _ = ask(engine, text="The North Atlantic Treaty Organization protected the tankers.")
     assert (answer, subj, names[0]) == (True, "nato", "north atlantic treaty organization -> nato (acronym)")
-    # Not across types: no person is called NATO, and a name of one word has no initials to try.
+    # Not across types: no person is called NATO; nor for a name of unknown type, which may be a common noun.
     assert engine.names.resolve("north atlantic treaty organization", "person").how == "unknown"
+    assert engine.names.resolve("north atlantic treaty organization", "thing").how != "acronym"
     assert engine.names.resolve("nato", "organization").describe() == "nato (exact)"
 
 
