@@ -25,6 +25,7 @@ from graph_builder.embeddings import SentenceEncoder, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
+from graph_builder.extraction.questions import extract_question
 from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.predicates import is_normalised
 from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
@@ -201,7 +202,7 @@ class ScoringEngine:
         if item.text is not None:
             if item.subject or item.predicate or item.object:
                 raise InputError("give either `text` or `subject`/`predicate`/`object`, not both")
-            triples = extract_text(item.text) or extract_text(item.text, require_entity=False)
+            triples = extract_question(item.text)
             if not triples:
                 raise InputError(f"found no proposition (two arguments and a predicate) in {item.text!r}")
             seen: dict[tuple[str, str, str], Hypothesis] = {}

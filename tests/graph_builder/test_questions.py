@@ -1,0 +1,26 @@
+"""A question the small parser misreads is read again with its names stood in for by names it reads well."""
+
+from __future__ import annotations
+
+from graph_builder.extraction import extract_text
+from graph_builder.extraction.questions import extract_question
+
+
+def _read(text: str) -> list[tuple[object, ...]]:
+    return [(t["subject"], t["subject_type"], t["predicate"], t["object"], t["object_type"], t["subject_text"])
+            for t in extract_question(text)]
+
+
+def test_a_misread_name_is_stood_in_for_and_put_back() -> None:
+    # The parser takes "UBS" for an adverb and "Standard & Poor's" for a possessive: nothing comes out as written.
+    assert extract_text("UBS fined the regulators.", require_entity=False) == []
+    assert _read("UBS fined the regulators.") == [
+        ("ubs", "organization", "(fine.1,fine.2)", "regulator", "thing", "UBS")]
+    assert _read("Standard & Poor's downgraded France.") == [
+        ("standard & poor's", "organization", "(downgrade.1,downgrade.2)", "france", "location", "Standard & Poor's")]
+
+
+def test_a_question_read_as_written_is_left_alone() -> None:
+    text = "Google bought Motorola."
+    assert extract_question(text) == extract_text(text)
+    assert extract_question("Nothing to see here.") == []
