@@ -2,7 +2,7 @@
 
     python bench/threshold.py out/ding2014/eval-names-dev/scores.jsonl [--scorer binc_clean+smooth+lm]
 
-Reads the scores `egqa evaluate` wrote and, for each graph threshold (and, for a `+lm` scorer, each cosine at
+Reads the scores `egqa evaluate` wrote and, for each graph threshold (and, for an LM-backoff scorer, each cosine at
 which an LM-backoff answer would count as true, which the service never does), prints the balanced accuracy
 (the mean of the true-positive and true-negative rates, which a benchmark's share of positives does not move),
 both rates and plain accuracy. Choose on dev; read test to confirm.
@@ -22,6 +22,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from graph_builder.embeddings import LM_BACKOFF_SCALE  # noqa: E402
+from graph_builder.graphs.scorers import LmBackoff  # noqa: E402
 
 GRAPH_THRESHOLDS = (0.001, 0.01, 0.02, 0.05, 0.1, 0.2)
 LM_THRESHOLDS = (None, 0.8, 0.7, 0.6, 0.5)
@@ -44,7 +45,7 @@ def main() -> None:
         sys.exit(f"{args.scores}: no scores of {args.scorer!r}")
     labels = np.array([r["label"] for r in rows])
     scores = np.array([r[args.scorer] for r in rows], dtype=np.float64)
-    lm_scale = args.scorer.endswith("+lm")
+    lm_scale = args.scorer.endswith(LmBackoff.SUFFIX)
     # An LM-backoff score is the cosine times LM_BACKOFF_SCALE: far below any graph score.
     by_graphs = scores >= 1e3 * LM_BACKOFF_SCALE if lm_scale else scores > 0
     cosine = np.where(by_graphs, 0.0, scores / LM_BACKOFF_SCALE) if lm_scale else np.zeros_like(scores)

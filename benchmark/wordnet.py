@@ -152,6 +152,13 @@ class WordNet:
                       count=sum(lemma.count() for lemma in s.lemmas() if lemma.name().lower() == key))
                 for s in self.synsets(phrase, pos)]
 
+    def verb_antonyms(self) -> list[tuple[str, str]]:
+        """Every pair of one-word verbs WordNet lists as antonyms (`buy`/`sell`, `rise`/`fall`), sorted."""
+        pairs = {tuple(sorted((lemma.name().lower(), other.name().lower())))
+                 for synset in self.reader.all_synsets("v") for lemma in synset.lemmas()
+                 for other in lemma.antonyms() if "_" not in lemma.name() + other.name()}
+        return sorted(pairs)  # type: ignore[arg-type]
+
     def sense_hyponym_sets(self, phrase: str, senses: tuple[str, ...],
                            depth: int = 1) -> tuple[tuple[str, ...], ...]:
         """Return the hyponym synsets (up to `depth` levels) of the named senses only, as lemma tuples."""

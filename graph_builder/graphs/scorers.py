@@ -7,7 +7,8 @@ once, here. Adding a scorer touches this file only: a base kind (a class with `n
 
 Kinds:
 - `GraphScorer`: one measure of a graph set (typed edge in the hypothesis' orientation, then fuzzy, then
-  cross-graph backoff); named by the measure (`binc`), or by the set's name for an extra set (`berant`).
+  cross-graph backoff); named by the measure (`binc`), or by the set's name for an extra set (`berant`). A
+  premise that says the opposite of the hypothesis (WordNet verb antonyms, same roles) scores 0.
 - `ExactScorer` (`exact`): 1 where the premise is the hypothesis' own predicate with its arguments in the same
   order, else 0: the baseline that knows no entailment.
 - `LmCosine` (`lm_cosine`): the cosine of the premise's and the hypothesis' texts, embedded by the sentence
@@ -30,12 +31,14 @@ import numpy.typing as npt
 
 from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache
 from graph_builder.errors import InputError
+from graph_builder.graphs.antonyms import contradicts
 from graph_builder.graphs.graphset import GraphSet, Query, Smoothing, check_smoothing
 
 EXACT = "exact"
 LM_COSINE = "lm_cosine"
 LM_BACKOFF_MATCH = "lm_backoff"  # the match kind of a pair an LM backoff scored
 NO_MATCH = "none"
+ANTONYM = "antonym"  # the match kind of a pair whose premise says the opposite of its hypothesis: scored 0
 # The scorer a request gets when it names none: the best method measured that the installation can run.
 # On the 2006-2013 Reuters benchmark (test AP_norm, extractor v4): binc_clean+smooth+lm 43.4, binc+lm 41.4,
 # binc_clean+smooth 38.2, binc 35.2 (docs/results.md). Without the `lm` extra or predicate embeddings the
@@ -67,6 +70,10 @@ class PairBatch:
                 raise ValueError(f"scorer {scorer.name!r} reads text: the batch must carry the pairs' texts")
             self._memo[scorer.name] = scorer.score(self) if self.queries else Scored.empty()
         return self._memo[scorer.name]
+
+    def contradictions(self) -> npt.NDArray[np.bool_]:
+        """Whether each premise says the opposite of its hypothesis (`graph_builder.graphs.antonyms`)."""
+        return np.array([contradicts(q.premise, q.hypothesis, q.premise_reversed) for q in self.queries], dtype=bool)
 
     def identity(self) -> npt.NDArray[np.bool_]:
         """Whether each premise is the hypothesis' own predicate with its arguments in the same order."""
@@ -123,6 +130,10 @@ class GraphScorer:
             identity = batch.identity()
             scores = np.where(identity, 1.0, scores)
             matches = ["exact" if same else stage for same, stage in zip(identity, matches, strict=True)]
+        opposite = batch.contradictions()
+        if opposite.any():
+            scores = np.where(opposite, 0.0, scores)
+            matches = [ANTONYM if no else m for no, m in zip(opposite, matches, strict=True)]
         return Scored(scores, matches, np.array([m != NO_MATCH for m in matches], dtype=bool))
 
 
