@@ -35,6 +35,9 @@ CACHE_SECONDS = 600.0  # the store changes only when re-indexed; a batch evaluat
 CACHE_SIZE = 100_000
 # Which stored type each partial-name rule may reach, and the rule's name in the explanation.
 _PARTIAL_RULES = {"prefix": ("organization", "leading words"), "suffix": ("person", "surname")}
+# Which stored types a partial match may have to be an alternative the question's window can choose: an
+# organisation may also end with the name ("Disney": `walt disney`), which is never taken without the window.
+_ALTERNATIVE_TYPES = {"prefix": frozenset({"organization"}), "suffix": frozenset({"person", "organization"})}
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class ResolvedName:
 def _others(name: str, type_hint: str | None, matches: list[NameMatch]) -> tuple[str, ...]:
     """Every stored name of an agreeing type that `name` may stand for by a rule, most mentioned first."""
     ranked = sorted((m for m in matches if _agrees(type_hint, m.type) and m.name != name
-                     and (m.how == "alias" or _PARTIAL_RULES.get(m.how, ("",))[0] == m.type)),
+                     and (m.how == "alias" or m.type in _ALTERNATIVE_TYPES.get(m.how, ()))),
                     key=lambda m: (-m.count, m.name))
     return tuple(dict.fromkeys(m.name for m in ranked))
 

@@ -67,6 +67,10 @@ ROWS = [
            ("phone", "phones", "thing"), "Motorola makes phones.", LATER) for k in range(3)],
     _row(46, "a46", ("nato", "NATO", "organization"), "(protect.1,protect.2)", ("tanker", "tankers", "thing"),
          "NATO protected the tankers."),
+    *[_row(50 + k, f"a{50 + k}", ("disney", "Disney", "organization"), "(open.1,open.2)",
+           ("park", "parks", "thing"), "Disney opened parks.", LATER) for k in range(2)],
+    _row(52, "a52", ("walt disney", "Walt Disney", "organization"), "(buy.1,buy.2)",
+         ("lucasfilm", "Lucasfilm", "organization"), "Walt Disney bought Lucasfilm."),
     _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
          ("motorola mobility", "Motorola Mobility", "organization"),
          "Google completed its purchase of Motorola Mobility."),
@@ -143,6 +147,10 @@ def test_a_stored_name_gives_way_to_the_name_the_window_has_news_about(engine: S
                                           object="Motorola")
     assert (answer, subj, obj, count) == (True, "google", "motorola mobility", 1)
     assert names[1] == "motorola -> motorola mobility (in window)"
+    # An organisation whose name ends with the asked one is an alternative too, taken only for the window's news.
+    assert engine.names.resolve("disney", "organization").describe() == "disney (exact)"
+    assert ask(engine, text="Disney bought Lucasfilm.")[1:4] == (
+        "walt disney", "lucasfilm", ("disney -> walt disney (in window)", "lucasfilm (exact)"))
     # Where the window has no news about either, the name stays as asked.
     later = engine.judge([HypothesisInput(subject="Google", predicate="(complete.1,complete.purchase.of.2)",
                                           object="Motorola", date=LATER)], Options(top_k=1))[0]
