@@ -121,6 +121,21 @@ def _lookup(keys: IntArray, vals: FloatArray, wanted: IntArray) -> FloatArray:
     return np.where(keys[loc] == wanted, vals[loc], 0.0)
 
 
+def _lookups(wanted: IntArray, *tables: tuple[IntArray, FloatArray]) -> list[FloatArray]:
+    """_lookup of the same wanted keys in several sorted tables, searching them in sorted order.
+
+    Binary searches of sorted keys walk each table once, cache-friendly, instead of jumping about it:
+    the same values as one _lookup per table, several times faster on tables of millions of edges."""
+    order = np.argsort(wanted)
+    ordered = wanted[order]
+    out = []
+    for keys, vals in tables:
+        found = np.empty(wanted.size)
+        found[order] = _lookup(keys, vals, ordered)
+        out.append(found)
+    return out
+
+
 class _Instances:
     """Where each untyped edge key (pred_p, pred_q, aligned) has both nodes, over all graphs."""
 
@@ -281,15 +296,15 @@ def _update(inst: _Instances, keys: IntArray, n: int, g: IntArray, w0_keys: IntA
     cand = ci * n + cj
 
     # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
-    x_all = _lookup(w_keys, w_vals, cand)
+    x_all, pi_ij, w0_ij, pull_ij = _lookups(cand, (w_keys, w_vals), (pi_keys, pi_vals), (w0_keys, w0_vals),
+                                            (pull_keys, pull_vals))
     total, count = _group_sums(c_key, x_all)
     own, own_count = _group_sums(c_key * inst.n_graphs + g[ci], x_all)
     cross_sum = beta * (total - own)
     cross_n = beta * (count - own_count)
 
     # Paraphrase resolution: pulls toward paraphrases' edges, push on paraphrase edges.
-    pi_ij = _lookup(pi_keys, pi_vals, cand)
-    num = _lookup(w0_keys, w0_vals, cand) + cross_sum + lam2 * _lookup(pull_keys, pull_vals, cand) - lam1 / 2
+    num = w0_ij + cross_sum + lam2 * pull_ij - lam1 / 2
     den = 1.0 + cross_n + lam2 * (pi_row[ci] - pi_ij + pi_row[cj] - pi_ij)
     para = np.flatnonzero(pi_ij > 0)
     if para.size:
