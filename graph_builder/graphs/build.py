@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,6 +45,11 @@ DEFAULT_MIN_SCORE = 0.01
 # Counting holds one chunk of this many input triples, then one hash partition of about as many triples'
 # cells, at a time; partitions = input rows / this (rounded up). See spill.py and docs/graphs.md (build memory).
 DEFAULT_COUNT_PARTITION_ROWS = 250_000
+# Graphs are scored in this many processes at once (the global step, which needs them all, runs after).
+DEFAULT_WORKERS = 2
+# Worker processes are spawned only for graph sets at least this large: each starts a fresh interpreter
+# (about a second of imports), which small builds would not earn back.
+PARALLEL_MIN_NODES = 20_000
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,7 @@ class BuildParams:
     completion: CompletionParams = CompletionParams()  # link prediction before the `_lp` measures
     block_rows: int = 2048
     count_partition_rows: int = DEFAULT_COUNT_PARTITION_ROWS  # triples per counting chunk and hash partition
+    workers: int = DEFAULT_WORKERS  # graphs scored at once, each in a process of its own; 1 scores in this one
 
     def __post_init__(self) -> None:
         check_measures(list(self.measures))
@@ -72,12 +81,15 @@ class BuildParams:
             raise InputError(f"min_score must be 0 or more, got {self.min_score}")
         if self.count_partition_rows < 1:
             raise InputError(f"count_partition_rows must be at least 1, got {self.count_partition_rows}")
+        if self.workers < 1:
+            raise InputError(f"workers must be at least 1, got {self.workers}")
 
     def recorded(self) -> dict[str, Any]:
         """Return the parameters as recorded in manifests (block size does not change the output; the counting
         partition size does not either, but is recorded as the memory bound the build ran with)."""
         d = asdict(self)
         d.pop("block_rows")
+        d.pop("workers")  # scores are the same whichever process computes them
         d["measures"] = list(self.measures)
         d["splits"] = list(self.splits) if self.splits is not None else None
         d["global_step"] = self.global_step.recorded() if "global" in self.measures else None
@@ -263,6 +275,43 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     return out
 
 
+def scored_graphs(graphs: Iterable[GraphCounts], params: BuildParams, workers: int = 1,
+                  bar: tqdm | None = None) -> Iterator[tuple[GraphCounts, dict[str, sp.csr_matrix]]]:
+    """Yield every graph with its local measures (score_graph), in input order; with workers > 1 up to that
+    many graphs are scored at once, each in a spawned process, and one more is read ahead to keep them busy.
+
+    Yielded graphs keep only their name, nodes and stats (their matrices were sent to a worker), so the
+    memory held here is the scores of the graphs in flight, not their counts."""
+    if workers <= 1:
+        for gc in graphs:
+            yield gc, score_graph(gc, params, bar)
+        return
+    # Spawned, not forked: this process has pyarrow and tqdm threads that a fork would copy mid-flight.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pending: deque[tuple[GraphCounts, Future[dict[str, sp.csr_matrix]]]] = deque()
+
+        def done() -> tuple[GraphCounts, dict[str, sp.csr_matrix]]:
+            head, future = pending.popleft()
+            scored = future.result()
+            if bar is not None:
+                bar.update(len(head.nodes))
+            return head, scored
+
+        for gc in graphs:
+            future = pool.submit(score_graph, gc, params)
+            pending.append((GraphCounts(gc.name, gc.types, gc.nodes, _row_totals(gc.matrix), gc.stats), future))
+            del gc
+            if len(pending) > workers:
+                yield done()
+        while pending:
+            yield done()
+
+
+def _row_totals(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """A one-column matrix of a count matrix's row sums: what GraphCounts.node_counts reads, without the counts."""
+    return sp.csr_matrix(np.asarray(matrix.sum(axis=1)).reshape(-1, 1))
+
+
 @dataclass
 class ScoredGraph:
     """What a graph's manifest needs once its counts are scored and freed."""
@@ -308,10 +357,10 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
         with StagingDir(out, overwrite) as tmp:
             done: list[ScoredGraph] = []
             bases: list[sp.csr_matrix] = []
+            workers = params.workers if counted.nodes >= PARALLEL_MIN_NODES else 1
             with tqdm(total=counted.nodes, desc="scoring graphs", unit="node", disable=not progress) as bar:
-                # Graphs are read from the spill one at a time and dropped once scored.
-                for gc in counted.graphs():
-                    scored = score_graph(gc, params, bar)
+                # Graphs are read from the spill one at a time (a worker's worth ahead) and dropped once scored.
+                for gc, scored in scored_graphs(counted.graphs(), params, workers, bar):
                     if with_global:
                         bases.append(scored[params.global_step.base])
                     folder = tmp / check_graph_name(gc.name)
