@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import multiprocessing
@@ -13,7 +14,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -45,11 +46,16 @@ DEFAULT_MIN_SCORE = 0.01
 # Counting holds one chunk of this many input triples, then one hash partition of about as many triples'
 # cells, at a time; partitions = input rows / this (rounded up). See spill.py and docs/graphs.md (build memory).
 DEFAULT_COUNT_PARTITION_ROWS = 250_000
-# Graphs are scored in this many processes at once (the global step, which needs them all, runs after).
+# Triples chunks are counted, then graphs scored, in this many processes at once (the global step, which
+# needs every graph, runs after in this one).
 DEFAULT_WORKERS = 2
-# Worker processes are spawned only for graph sets at least this large: each starts a fresh interpreter
-# (about a second of imports), which small builds would not earn back.
-PARALLEL_MIN_NODES = 20_000
+# Worker processes are spawned only for inputs of at least this many triples: each starts a fresh
+# interpreter (about a second of imports), which small builds would not earn back.
+PARALLEL_MIN_ROWS = 1_000_000
+
+T = TypeVar("T")
+K = TypeVar("K")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,40 @@ def read_chunks(path: str, rows: int, splits: tuple[str, ...] | None = None) -> 
         yield table, batch.num_rows
 
 
+def _ipc(table: pa.Table) -> pa.Buffer:
+    """An Arrow IPC stream of a table: only the rows it holds, where pickling a table built from slices
+    would send the whole buffers they slice (ten times the bytes for partial counts)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
+
+
+def _counted_ipc(table: pa.Table) -> tuple[pa.Buffer, pa.Buffer]:
+    """partial_counts of a chunk of triples, as IPC streams of its cells and sentences (run in a worker)."""
+    counts = partial_counts(table)
+    return _ipc(counts.cells), _ipc(counts.sentences)
+
+
+def _from_ipc(streams: tuple[pa.Buffer, pa.Buffer]) -> Counts:
+    cells, sentences = (pa.ipc.open_stream(b).read_all() for b in streams)
+    return Counts(cells, sentences)
+
+
+def _count_chunks(files: list[str], params: BuildParams, bar: tqdm) -> Iterator[pa.Table]:
+    """Yield the triples to count, count_partition_rows at a time (small shards are counted together)."""
+    pending: list[pa.Table] = []
+    for f in files:
+        for table, read in read_chunks(f, params.count_partition_rows, params.splits):
+            if pending and sum(t.num_rows for t in pending) + table.num_rows > params.count_partition_rows:
+                yield pa.concat_tables(pending)
+                pending.clear()
+            pending.append(table)
+            bar.update(read)
+    if pending:
+        yield pa.concat_tables(pending)
+
+
 @contextmanager
 def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler: str | None = None,
                    progress: bool = True) -> Iterator[tuple[CountSpill, int]]:
@@ -202,19 +242,14 @@ def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler:
                            CountParams(params.min_predicates_per_pair, params.min_pairs_per_predicate))
         used = 0
         if scheduler is None:
+            workers = params.workers if total >= PARALLEL_MIN_ROWS else 1
             with tqdm(total=total, desc="counting triples", unit="row", disable=not progress) as bar:
-                # Small shards are counted together, up to count_partition_rows at a time.
-                pending: list[pa.Table] = []
-                for f in files:
-                    for table, read in read_chunks(f, params.count_partition_rows, params.splits):
-                        if pending and sum(t.num_rows for t in pending) + table.num_rows > params.count_partition_rows:
-                            spill.add(partial_counts(pa.concat_tables(pending)))
-                            pending.clear()
-                        pending.append(table)
-                        used += table.num_rows
-                        bar.update(read)
-                if pending:
-                    spill.add(partial_counts(pa.concat_tables(pending)))
+                # Chunks are counted `workers` at a time and spilled in input order.
+                count = partial_counts if workers == 1 else _counted_ipc
+                for rows, part in in_order(count, _count_chunks(files, params, bar), workers,
+                                           keep=lambda table: table.num_rows):
+                    spill.add(part if isinstance(part, Counts) else _from_ipc(part))
+                    used += rows
         else:  # each worker counts a whole shard; the partial counts are spilled here as they arrive
             for part, rows in _dask_shard_counts(files, scheduler, params.splits, progress):
                 spill.add(part)
@@ -275,36 +310,43 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     return out
 
 
-def scored_graphs(graphs: Iterable[GraphCounts], params: BuildParams, workers: int = 1,
-                  bar: tqdm | None = None) -> Iterator[tuple[GraphCounts, dict[str, sp.csr_matrix]]]:
-    """Yield every graph with its local measures (score_graph), in input order; with workers > 1 up to that
-    many graphs are scored at once, each in a spawned process, and one more is read ahead to keep them busy.
+def in_order(fn: Callable[[T], R], items: Iterable[T], workers: int,
+             keep: Callable[[T], K]) -> Iterator[tuple[K, R]]:
+    """Yield (keep(item), fn(item)) for every item, in input order; with workers > 1 up to that many items are
+    worked on at once, each in a spawned process, and one more is read ahead to keep them busy.
 
-    Yielded graphs keep only their name, nodes and stats (their matrices were sent to a worker), so the
-    memory held here is the scores of the graphs in flight, not their counts."""
+    `keep` is what this process holds of an item while it is worked on (its matrices need not stay here)."""
     if workers <= 1:
-        for gc in graphs:
-            yield gc, score_graph(gc, params, bar)
+        for item in items:
+            yield keep(item), fn(item)
         return
     # Spawned, not forked: this process has pyarrow and tqdm threads that a fork would copy mid-flight.
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pending: deque[tuple[GraphCounts, Future[dict[str, sp.csr_matrix]]]] = deque()
-
-        def done() -> tuple[GraphCounts, dict[str, sp.csr_matrix]]:
-            head, future = pending.popleft()
-            scored = future.result()
-            if bar is not None:
-                bar.update(len(head.nodes))
-            return head, scored
-
-        for gc in graphs:
-            future = pool.submit(score_graph, gc, params)
-            pending.append((GraphCounts(gc.name, gc.types, gc.nodes, _row_totals(gc.matrix), gc.stats), future))
-            del gc
+        pending: deque[tuple[K, Future[R]]] = deque()
+        for item in items:
+            future = pool.submit(fn, item)
+            pending.append((keep(item), future))
+            del item
             if len(pending) > workers:
-                yield done()
+                head, future = pending.popleft()
+                yield head, future.result()
         while pending:
-            yield done()
+            head, future = pending.popleft()
+            yield head, future.result()
+
+
+def scored_graphs(graphs: Iterable[GraphCounts], params: BuildParams, workers: int = 1,
+                  bar: tqdm | None = None) -> Iterator[tuple[GraphCounts, dict[str, sp.csr_matrix]]]:
+    """Yield every graph with its local measures (score_graph), in input order, `workers` graphs at a time.
+
+    With workers > 1 yielded graphs keep only their name, nodes, node counts and stats (their matrices went
+    to a worker), so the memory held here is the scores of the graphs in flight, not their counts."""
+    light = (lambda gc: GraphCounts(gc.name, gc.types, gc.nodes, _row_totals(gc.matrix), gc.stats)) \
+        if workers > 1 else (lambda gc: gc)
+    for gc, scored in in_order(functools.partial(score_graph, params=params), graphs, workers, light):
+        if bar is not None:
+            bar.update(len(gc.nodes))
+        yield gc, scored
 
 
 def _row_totals(matrix: sp.csr_matrix) -> sp.csr_matrix:
@@ -357,7 +399,7 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
         with StagingDir(out, overwrite) as tmp:
             done: list[ScoredGraph] = []
             bases: list[sp.csr_matrix] = []
-            workers = params.workers if counted.nodes >= PARALLEL_MIN_NODES else 1
+            workers = params.workers if input_rows(triples) >= PARALLEL_MIN_ROWS else 1
             with tqdm(total=counted.nodes, desc="scoring graphs", unit="node", disable=not progress) as bar:
                 # Graphs are read from the spill one at a time (a worker's worth ahead) and dropped once scored.
                 for gc, scored in scored_graphs(counted.graphs(), params, workers, bar):
