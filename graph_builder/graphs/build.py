@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -369,7 +369,7 @@ def global_scores(graphs: list[ScoredGraph], bases: list[sp.csr_matrix], params:
     """Run the global step over every graph's (pruned) base measure; return each graph's pruned result."""
     inputs = [TypedGraph(g.name, g.nodes, base, negation_partners(g.nodes)) for g, base in zip(graphs, bases)]
     out = []
-    for result in global_step(inputs, params.global_step, params.top_k):
+    for result in global_step(inputs, replace(params.global_step, workers=params.workers), params.top_k):
         coo = result.tocoo()
         rows, cols, vals = select_edges(coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data,
                                         top_k=params.top_k, min_score=params.min_score)

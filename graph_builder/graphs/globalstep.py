@@ -29,6 +29,7 @@ sorted-key join over edges, so memory grows with the number of edges, never with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -56,16 +57,20 @@ class GlobalParams:
     base: str = "binc_clean"
     block_rows: int = 4096
     max_instances: int = 500_000
+    workers: int = 1  # threads updating a round's candidates at once (numpy releases the GIL in its loops)
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or not 0 <= self.epsilon < 1 or self.lambda1 < 0 or self.lambda2 < 0:
             raise InputError("global step: iterations >= 1, 0 <= epsilon < 1, lambdas >= 0")
+        if self.workers < 1:
+            raise InputError(f"global step: workers must be at least 1, got {self.workers}")
 
     def recorded(self) -> dict[str, Any]:
         """Return the parameters as recorded in manifests (block size does not change the output)."""
         d = asdict(self)
         d.pop("block_rows")
         d.pop("max_instances")
+        d.pop("workers")
         d["version"] = GLOBAL_VERSION
         return d
 
@@ -261,17 +266,33 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         pi_keys, pi_vals = _keys(pi)
         sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
         sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
-        # Keys a chunk at a time, so the instances in flight stay under max_instances; the new scores
-        # are pruned to top_k as they come, so a round never holds more than about n x top_k of them.
-        kept = TopKEdges(top_k, min_pending=params.max_instances)
-        for lo, hi in inst.key_chunks(all_keys, params.max_instances):
-            ci, cj, vals = _update(inst, all_keys[lo:hi], n, g, w0_keys, w0_vals, w_keys, w_vals, pull_keys,
-                                   pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
-            keep = (vals > 0) & (partner[ci] != cj)
-            kept.add(ci[keep], cj[keep], vals[keep])
+        # Keys a chunk at a time, so the instances in flight stay under max_instances (per worker); the new
+        # scores are pruned to top_k as they come, so a round never holds more than about n x top_k of them
+        # per worker. Chunks hold disjoint keys, so the top_k of the workers' top_k is the round's top_k.
+        spans = inst.key_chunks(all_keys, params.max_instances)
+
+        def update(group: list[tuple[int, int]]) -> tuple[IntArray, IntArray, FloatArray]:
+            kept = TopKEdges(top_k, min_pending=params.max_instances)
+            for lo, hi in group:
+                ci, cj, vals = _update(inst, all_keys[lo:hi], n, g, w0_keys, w0_vals, w_keys, w_vals, pull_keys,
+                                       pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
+                keep = (vals > 0) & (partner[ci] != cj)
+                kept.add(ci[keep], cj[keep], vals[keep])
+            return kept.result()
+
+        workers = min(params.workers, len(spans))
+        if workers <= 1:
+            r_all, c_all, v_all = update(spans)
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                parts = list(pool.map(update, [spans[i::workers] for i in range(workers)]))
+            merged = TopKEdges(top_k, min_pending=params.max_instances)
+            for part in parts:
+                merged.add(*part)
+            del parts
+            r_all, c_all, v_all = merged.result()
+            del merged
         del all_keys, pull_keys, pull_vals, pi_keys, pi_vals
-        r_all, c_all, v_all = kept.result()
-        del kept
         w = sp.csr_matrix((v_all, (r_all, c_all)), shape=(n, n))
         w.sort_indices()
 
