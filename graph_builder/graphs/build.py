@@ -256,6 +256,7 @@ def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler:
                 used += rows
         log.info("counted %d triples into %d partition(s)", used, partitions)
         spill.cut(progress)
+        log.info("cutoffs applied: %d nodes kept", spill.nodes)
         yield spill, used
 
 

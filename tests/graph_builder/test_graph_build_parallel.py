@@ -53,7 +53,9 @@ def test_partial_counts_survive_the_ipc_round_trip(tmp_path: Path) -> None:
     want = partial_counts(table)
     got = build._from_ipc(build._counted_ipc(table))
     assert got.cells.num_rows == want.cells.num_rows > 0
-    assert got.cells.equals(want.cells) and got.sentences.equals(want.sentences)
+    for a, b in ((got.cells, want.cells), (got.sentences, want.sentences)):
+        keys = [(c, "ascending") for c in a.column_names]  # Arrow's grouping may order rows either way
+        assert a.sort_by(keys).equals(b.sort_by(keys))
 
 
 @pytest.mark.parametrize("seed", range(3))
