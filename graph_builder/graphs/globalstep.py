@@ -329,8 +329,12 @@ def _update(inst: _Instances, keys: IntArray, n: int, g: IntArray, w0_keys: IntA
     cand = ci * n + cj
 
     # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
-    x_all, pi_ij, w0_ij, pull_ij = _lookups(cand, (w_keys, w_vals), (pi_keys, pi_vals), (w0_keys, w0_vals),
-                                            (pull_keys, pull_vals))
+    x_all, w0_ij, pull_ij = _lookups(cand, (w_keys, w_vals), (w0_keys, w0_vals), (pull_keys, pull_vals))
+    # pi_ij = w_ij w_ji where both exceed epsilon: looked up only where w_ij does.
+    pi_ij = np.zeros(cand.size)
+    strong = np.flatnonzero(x_all > params.epsilon)
+    if strong.size:
+        pi_ij[strong] = _lookups(cand[strong], (pi_keys, pi_vals))[0]
     total, count = _group_sums(c_key, x_all)
     own, own_count = _group_sums(c_key * inst.n_graphs + g[ci], x_all)
     cross_sum = beta * (total - own)
