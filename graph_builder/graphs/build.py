@@ -7,6 +7,7 @@ import logging
 import math
 import multiprocessing
 import os
+import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -337,17 +339,71 @@ def in_order(fn: Callable[[T], R], items: Iterable[T], workers: int,
 
 
 def scored_graphs(graphs: Iterable[GraphCounts], params: BuildParams, workers: int = 1,
-                  bar: tqdm | None = None) -> Iterator[tuple[GraphCounts, dict[str, sp.csr_matrix]]]:
+                  bar: tqdm | None = None, workdir: Path | None = None
+                  ) -> Iterator[tuple[GraphCounts, dict[str, sp.csr_matrix]]]:
     """Yield every graph with its local measures (score_graph), in input order, `workers` graphs at a time.
 
-    With workers > 1 yielded graphs keep only their name, nodes, node counts and stats (their matrices went
-    to a worker), so the memory held here is the scores of the graphs in flight, not their counts."""
-    light = (lambda gc: GraphCounts(gc.name, gc.types, gc.nodes, _row_totals(gc.matrix), gc.stats)) \
-        if workers > 1 else (lambda gc: gc)
-    for gc, scored in in_order(functools.partial(score_graph, params=params), graphs, workers, light):
-        if bar is not None:
-            bar.update(len(gc.nodes))
-        yield gc, scored
+    With workers > 1 each graph's counts are written to a folder under `workdir` (a temporary one, removed
+    at the end) for a worker to read and delete, and the yielded graphs keep only their name, nodes, node
+    counts and stats: what this process holds is the scores of the graphs in flight, not their counts (a
+    process pool keeps every argument it sent until the result is back)."""
+    if workers <= 1:
+        for gc in graphs:
+            yield gc, score_graph(gc, params, bar)
+        return
+    with tempfile.TemporaryDirectory(prefix=".egqa-scoring-", dir=workdir) as tmp:
+        heads: dict[str, GraphCounts] = {}
+
+        def handed() -> Iterator[str]:
+            for i, gc in enumerate(graphs):
+                folder = str(Path(tmp) / f"{i:05d}")
+                save_graph_counts(gc, Path(folder))
+                heads[folder] = GraphCounts(gc.name, gc.types, gc.nodes, _row_totals(gc.matrix), gc.stats)
+                del gc
+                yield folder
+
+        for head, scored in in_order(functools.partial(_score_saved, params=params), handed(), workers,
+                                     keep=heads.pop):
+            if bar is not None:
+                bar.update(len(head.nodes))
+            yield head, scored
+
+
+def _score_saved(folder: str, params: BuildParams) -> dict[str, sp.csr_matrix]:
+    """score_graph of counts written by save_graph_counts, deleting them once read (run in a worker)."""
+    gc = load_graph_counts(Path(folder))
+    shutil.rmtree(folder)
+    return score_graph(gc, params)
+
+
+_MATRICES = ("matrix", "clean")
+
+
+def save_graph_counts(gc: GraphCounts, folder: Path) -> None:
+    """Write a graph's counts as .npy components and a JSON header (no pickle), for load_graph_counts."""
+    folder.mkdir(parents=True)
+    header: dict[str, Any] = {"name": gc.name, "types": list(gc.types), "nodes": gc.nodes, "stats": gc.stats,
+                              "matrices": {}, "co_extracted": gc.co_extracted is not None}
+    for key in _MATRICES:
+        m = getattr(gc, key)
+        if m is None:
+            continue
+        header["matrices"][key] = list(m.shape)
+        for part in ("data", "indices", "indptr"):
+            np.save(folder / f"{key}.{part}.npy", getattr(m, part))
+    for i, a in enumerate(gc.co_extracted or ()):
+        np.save(folder / f"co_extracted.{i}.npy", a)
+    (folder / "header.json").write_bytes(orjson.dumps(header, option=orjson.OPT_SERIALIZE_NUMPY))
+
+
+def load_graph_counts(folder: Path) -> GraphCounts:
+    """Read counts written by save_graph_counts."""
+    header = orjson.loads((folder / "header.json").read_bytes())
+    mats = {key: sp.csr_matrix(tuple(np.load(folder / f"{key}.{part}.npy") for part in ("data", "indices", "indptr")),
+                               shape=tuple(shape)) for key, shape in header["matrices"].items()}
+    co = tuple(np.load(folder / f"co_extracted.{i}.npy") for i in range(3)) if header["co_extracted"] else None
+    return GraphCounts(header["name"], tuple(header["types"]), header["nodes"], mats["matrix"], header["stats"],
+                       mats.get("clean"), co)
 
 
 def _row_totals(matrix: sp.csr_matrix) -> sp.csr_matrix:
@@ -403,7 +459,7 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
             workers = params.workers if input_rows(triples) >= PARALLEL_MIN_ROWS else 1
             with tqdm(total=counted.nodes, desc="scoring graphs", unit="node", disable=not progress) as bar:
                 # Graphs are read from the spill one at a time (a worker's worth ahead) and dropped once scored.
-                for gc, scored in scored_graphs(counted.graphs(), params, workers, bar):
+                for gc, scored in scored_graphs(counted.graphs(), params, workers, bar, out.parent):
                     if with_global:
                         bases.append(scored[params.global_step.base])
                     folder = tmp / check_graph_name(gc.name)

@@ -126,3 +126,19 @@ def test_select_edges_by_row_orders_rows_and_keeps_the_same_edges() -> None:
         for part in np.array_split(np.arange(keys.size), 11):
             acc.add(rows[part], cols[part], vals[part])
         assert set(zip(*(x.tolist() for x in acc.result()))) == set(zip(*(x.tolist() for x in plain)))
+
+
+def test_graph_counts_handed_to_a_worker_read_back_equal(tmp_path: Path) -> None:
+    triples = write_tangled(tmp_path / "triples")
+    with build.spilled_counts(triples, tmp_path, BuildParams()) as (spill, _):
+        graphs = list(spill.graphs())
+    assert graphs and any(g.co_extracted is not None and g.co_extracted[0].size for g in graphs)
+    for i, gc in enumerate(graphs):
+        build.save_graph_counts(gc, tmp_path / f"g{i}")
+        got = build.load_graph_counts(tmp_path / f"g{i}")
+        assert (got.name, got.types, got.nodes, got.stats) == (gc.name, gc.types, gc.nodes, gc.stats)
+        for x, y in ((got.matrix, gc.matrix), (got.clean, gc.clean)):
+            assert x.shape == y.shape and x.dtype == y.dtype
+            assert np.array_equal(x.indptr, y.indptr) and np.array_equal(x.indices, y.indices)
+            assert np.array_equal(x.data, y.data)
+        assert all(np.array_equal(u, v) for u, v in zip(got.co_extracted, gc.co_extracted))
