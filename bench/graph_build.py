@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import resource
 import subprocess
@@ -101,12 +102,29 @@ def disk_mb(folder: Path) -> float:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
 
 
+class StageLog(logging.Handler):
+    """Records each build log line with the seconds since the start and the peak RSS so far (this process)."""
+
+    def __init__(self, t0: float) -> None:
+        super().__init__(logging.INFO)
+        self.t0 = t0
+        self.stages: list[tuple[float, float, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Keep one line."""
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        self.stages.append((round(time.perf_counter() - self.t0, 1), round(rss), record.getMessage()[:120]))
+
+
 def run_child(argv: list[str]) -> None:
     """Child process: run one build and print its figures as JSON (its own peak RSS)."""
     mode, triples, out = argv[0], Path(argv[1]), Path(argv[2])
     top_k, min_score = int(argv[3]), float(argv[4])
     measures = {"measures": tuple(argv[5].split(","))} if len(argv) > 5 and argv[5] else {}
     t0 = time.perf_counter()
+    stages = StageLog(t0)
+    logging.getLogger("graph_builder").addHandler(stages)
+    logging.getLogger("graph_builder").setLevel(logging.INFO)
     if mode == "fast":
         from graph_builder.graphs.build import BuildParams, build_graphs
         s = build_graphs(triples, out, BuildParams(top_k=top_k or None, min_score=min_score, **measures),
@@ -117,8 +135,12 @@ def run_child(argv: list[str]) -> None:
         result = {"graphs": len(edges), "edges": {"binc": sum(1 for e in edges.values() for p, q in e if p != q)}}
     result["seconds"] = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the build's worker processes, once ended
     result["cpu_seconds"] = usage.ru_utime + usage.ru_stime  # steadier than wall time on a shared machine
+    result["cpu_children_seconds"] = children.ru_utime + children.ru_stime
     result["peak_rss_mb"] = usage.ru_maxrss / 1024
+    result["peak_rss_children_mb"] = children.ru_maxrss / 1024  # the largest one worker's peak
+    result["stages"] = stages.stages
     result["disk_mb"] = disk_mb(out) if out.exists() else 0.0
     print(json.dumps(result))
 
@@ -135,10 +157,13 @@ def report(label: str, rows: int, r: dict[str, object]) -> None:
     """Print one line of figures."""
     edges = r["edges"]
     shown = "  ".join(f"{k} {v:,}" for k, v in edges.items()) if isinstance(edges, dict) else edges
-    print(f"{label:<34} rows {rows:>11,}  {r['seconds']:>8.1f} s (cpu {r.get('cpu_seconds', 0):>7.1f} s)  "
-          f"peak {r['peak_rss_mb']:>8.0f} MB  "
+    print(f"{label:<34} rows {rows:>11,}  {r['seconds']:>8.1f} s (cpu {r.get('cpu_seconds', 0):>7.1f} s"
+          f" + workers {r.get('cpu_children_seconds', 0):>6.1f} s)  "
+          f"peak {r['peak_rss_mb']:>8.0f} MB (a worker {r.get('peak_rss_children_mb', 0):>6.0f} MB)  "
           f"disk {r.get('disk_mb', 0):>8.1f} MB  graphs {r['graphs']}  nodes {r.get('nodes', '-')}  edges {shown}",
           flush=True)
+    for seconds, rss, message in r.get("stages", []):
+        print(f"    {seconds:>8.1f} s  peak so far {rss:>6} MB  {message}", flush=True)
 
 
 def main() -> None:

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
+import multiprocessing
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -42,6 +48,16 @@ DEFAULT_MIN_SCORE = 0.01
 # Counting holds one chunk of this many input triples, then one hash partition of about as many triples'
 # cells, at a time; partitions = input rows / this (rounded up). See spill.py and docs/graphs.md (build memory).
 DEFAULT_COUNT_PARTITION_ROWS = 250_000
+# Triples chunks are counted, then graphs scored, in this many processes at once (the global step, which
+# needs every graph, runs after in this one).
+DEFAULT_WORKERS = 2
+# Worker processes are spawned only for inputs of at least this many triples: each starts a fresh
+# interpreter (about a second of imports), which small builds would not earn back.
+PARALLEL_MIN_ROWS = 1_000_000
+
+T = TypeVar("T")
+K = TypeVar("K")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -59,6 +75,7 @@ class BuildParams:
     completion: CompletionParams = CompletionParams()  # link prediction before the `_lp` measures
     block_rows: int = 2048
     count_partition_rows: int = DEFAULT_COUNT_PARTITION_ROWS  # triples per counting chunk and hash partition
+    workers: int = DEFAULT_WORKERS  # graphs scored at once, each in a process of its own; 1 scores in this one
 
     def __post_init__(self) -> None:
         check_measures(list(self.measures))
@@ -72,12 +89,15 @@ class BuildParams:
             raise InputError(f"min_score must be 0 or more, got {self.min_score}")
         if self.count_partition_rows < 1:
             raise InputError(f"count_partition_rows must be at least 1, got {self.count_partition_rows}")
+        if self.workers < 1:
+            raise InputError(f"workers must be at least 1, got {self.workers}")
 
     def recorded(self) -> dict[str, Any]:
         """Return the parameters as recorded in manifests (block size does not change the output; the counting
         partition size does not either, but is recorded as the memory bound the build ran with)."""
         d = asdict(self)
         d.pop("block_rows")
+        d.pop("workers")  # scores are the same whichever process computes them
         d["measures"] = list(self.measures)
         d["splits"] = list(self.splits) if self.splits is not None else None
         d["global_step"] = self.global_step.recorded() if "global" in self.measures else None
@@ -175,6 +195,40 @@ def read_chunks(path: str, rows: int, splits: tuple[str, ...] | None = None) -> 
         yield table, batch.num_rows
 
 
+def _ipc(table: pa.Table) -> pa.Buffer:
+    """An Arrow IPC stream of a table: only the rows it holds, where pickling a table built from slices
+    would send the whole buffers they slice (ten times the bytes for partial counts)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
+
+
+def _counted_ipc(table: pa.Table) -> tuple[pa.Buffer, pa.Buffer]:
+    """partial_counts of a chunk of triples, as IPC streams of its cells and sentences (run in a worker)."""
+    counts = partial_counts(table)
+    return _ipc(counts.cells), _ipc(counts.sentences)
+
+
+def _from_ipc(streams: tuple[pa.Buffer, pa.Buffer]) -> Counts:
+    cells, sentences = (pa.ipc.open_stream(b).read_all() for b in streams)
+    return Counts(cells, sentences)
+
+
+def _count_chunks(files: list[str], params: BuildParams, bar: tqdm) -> Iterator[pa.Table]:
+    """Yield the triples to count, count_partition_rows at a time (small shards are counted together)."""
+    pending: list[pa.Table] = []
+    for f in files:
+        for table, read in read_chunks(f, params.count_partition_rows, params.splits):
+            if pending and sum(t.num_rows for t in pending) + table.num_rows > params.count_partition_rows:
+                yield pa.concat_tables(pending)
+                pending.clear()
+            pending.append(table)
+            bar.update(read)
+    if pending:
+        yield pa.concat_tables(pending)
+
+
 @contextmanager
 def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler: str | None = None,
                    progress: bool = True) -> Iterator[tuple[CountSpill, int]]:
@@ -190,25 +244,21 @@ def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler:
                            CountParams(params.min_predicates_per_pair, params.min_pairs_per_predicate))
         used = 0
         if scheduler is None:
+            workers = params.workers if total >= PARALLEL_MIN_ROWS else 1
             with tqdm(total=total, desc="counting triples", unit="row", disable=not progress) as bar:
-                # Small shards are counted together, up to count_partition_rows at a time.
-                pending: list[pa.Table] = []
-                for f in files:
-                    for table, read in read_chunks(f, params.count_partition_rows, params.splits):
-                        if pending and sum(t.num_rows for t in pending) + table.num_rows > params.count_partition_rows:
-                            spill.add(partial_counts(pa.concat_tables(pending)))
-                            pending.clear()
-                        pending.append(table)
-                        used += table.num_rows
-                        bar.update(read)
-                if pending:
-                    spill.add(partial_counts(pa.concat_tables(pending)))
+                # Chunks are counted `workers` at a time and spilled in input order.
+                count = partial_counts if workers == 1 else _counted_ipc
+                for rows, part in in_order(count, _count_chunks(files, params, bar), workers,
+                                           keep=lambda table: table.num_rows):
+                    spill.add(part if isinstance(part, Counts) else _from_ipc(part))
+                    used += rows
         else:  # each worker counts a whole shard; the partial counts are spilled here as they arrive
             for part, rows in _dask_shard_counts(files, scheduler, params.splits, progress):
                 spill.add(part)
                 used += rows
         log.info("counted %d triples into %d partition(s)", used, partitions)
         spill.cut(progress)
+        log.info("cutoffs applied: %d nodes kept", spill.nodes)
         yield spill, used
 
 
@@ -263,6 +313,104 @@ def score_graph(gc: GraphCounts, params: BuildParams, bar: tqdm | None = None) -
     return out
 
 
+def in_order(fn: Callable[[T], R], items: Iterable[T], workers: int,
+             keep: Callable[[T], K]) -> Iterator[tuple[K, R]]:
+    """Yield (keep(item), fn(item)) for every item, in input order; with workers > 1 up to that many items are
+    worked on at once, each in a spawned process, and one more is read ahead to keep them busy.
+
+    `keep` is what this process holds of an item while it is worked on (its matrices need not stay here)."""
+    if workers <= 1:
+        for item in items:
+            yield keep(item), fn(item)
+        return
+    # Spawned, not forked: this process has pyarrow and tqdm threads that a fork would copy mid-flight.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pending: deque[tuple[K, Future[R]]] = deque()
+        for item in items:
+            future = pool.submit(fn, item)
+            pending.append((keep(item), future))
+            del item
+            if len(pending) > workers:
+                head, future = pending.popleft()
+                yield head, future.result()
+        while pending:
+            head, future = pending.popleft()
+            yield head, future.result()
+
+
+def scored_graphs(graphs: Iterable[GraphCounts], params: BuildParams, workers: int = 1,
+                  bar: tqdm | None = None, workdir: Path | None = None
+                  ) -> Iterator[tuple[GraphCounts, dict[str, sp.csr_matrix]]]:
+    """Yield every graph with its local measures (score_graph), in input order, `workers` graphs at a time.
+
+    With workers > 1 each graph's counts are written to a folder under `workdir` (a temporary one, removed
+    at the end) for a worker to read and delete, and the yielded graphs keep only their name, nodes, node
+    counts and stats: what this process holds is the scores of the graphs in flight, not their counts (a
+    process pool keeps every argument it sent until the result is back)."""
+    if workers <= 1:
+        for gc in graphs:
+            yield gc, score_graph(gc, params, bar)
+        return
+    with tempfile.TemporaryDirectory(prefix=".egqa-scoring-", dir=workdir) as tmp:
+        heads: dict[str, GraphCounts] = {}
+
+        def handed() -> Iterator[str]:
+            for i, gc in enumerate(graphs):
+                folder = str(Path(tmp) / f"{i:05d}")
+                save_graph_counts(gc, Path(folder))
+                heads[folder] = GraphCounts(gc.name, gc.types, gc.nodes, _row_totals(gc.matrix), gc.stats)
+                del gc
+                yield folder
+
+        for head, scored in in_order(functools.partial(_score_saved, params=params), handed(), workers,
+                                     keep=heads.pop):
+            if bar is not None:
+                bar.update(len(head.nodes))
+            yield head, scored
+
+
+def _score_saved(folder: str, params: BuildParams) -> dict[str, sp.csr_matrix]:
+    """score_graph of counts written by save_graph_counts, deleting them once read (run in a worker)."""
+    gc = load_graph_counts(Path(folder))
+    shutil.rmtree(folder)
+    return score_graph(gc, params)
+
+
+_MATRICES = ("matrix", "clean")
+
+
+def save_graph_counts(gc: GraphCounts, folder: Path) -> None:
+    """Write a graph's counts as .npy components and a JSON header (no pickle), for load_graph_counts."""
+    folder.mkdir(parents=True)
+    header: dict[str, Any] = {"name": gc.name, "types": list(gc.types), "nodes": gc.nodes, "stats": gc.stats,
+                              "matrices": {}, "co_extracted": gc.co_extracted is not None}
+    for key in _MATRICES:
+        m = getattr(gc, key)
+        if m is None:
+            continue
+        header["matrices"][key] = list(m.shape)
+        for part in ("data", "indices", "indptr"):
+            np.save(folder / f"{key}.{part}.npy", getattr(m, part))
+    for i, a in enumerate(gc.co_extracted or ()):
+        np.save(folder / f"co_extracted.{i}.npy", a)
+    (folder / "header.json").write_bytes(orjson.dumps(header, option=orjson.OPT_SERIALIZE_NUMPY))
+
+
+def load_graph_counts(folder: Path) -> GraphCounts:
+    """Read counts written by save_graph_counts."""
+    header = orjson.loads((folder / "header.json").read_bytes())
+    mats = {key: sp.csr_matrix(tuple(np.load(folder / f"{key}.{part}.npy") for part in ("data", "indices", "indptr")),
+                               shape=tuple(shape)) for key, shape in header["matrices"].items()}
+    co = tuple(np.load(folder / f"co_extracted.{i}.npy") for i in range(3)) if header["co_extracted"] else None
+    return GraphCounts(header["name"], tuple(header["types"]), header["nodes"], mats["matrix"], header["stats"],
+                       mats.get("clean"), co)
+
+
+def _row_totals(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """A one-column matrix of a count matrix's row sums: what GraphCounts.node_counts reads, without the counts."""
+    return sp.csr_matrix(np.asarray(matrix.sum(axis=1)).reshape(-1, 1))
+
+
 @dataclass
 class ScoredGraph:
     """What a graph's manifest needs once its counts are scored and freed."""
@@ -278,7 +426,7 @@ def global_scores(graphs: list[ScoredGraph], bases: list[sp.csr_matrix], params:
     """Run the global step over every graph's (pruned) base measure; return each graph's pruned result."""
     inputs = [TypedGraph(g.name, g.nodes, base, negation_partners(g.nodes)) for g, base in zip(graphs, bases)]
     out = []
-    for result in global_step(inputs, params.global_step, params.top_k):
+    for result in global_step(inputs, replace(params.global_step, workers=params.workers), params.top_k):
         coo = result.tocoo()
         rows, cols, vals = select_edges(coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data,
                                         top_k=params.top_k, min_score=params.min_score)
@@ -308,10 +456,10 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
         with StagingDir(out, overwrite) as tmp:
             done: list[ScoredGraph] = []
             bases: list[sp.csr_matrix] = []
+            workers = params.workers if input_rows(triples) >= PARALLEL_MIN_ROWS else 1
             with tqdm(total=counted.nodes, desc="scoring graphs", unit="node", disable=not progress) as bar:
-                # Graphs are read from the spill one at a time and dropped once scored.
-                for gc in counted.graphs():
-                    scored = score_graph(gc, params, bar)
+                # Graphs are read from the spill one at a time (a worker's worth ahead) and dropped once scored.
+                for gc, scored in scored_graphs(counted.graphs(), params, workers, bar, out.parent):
                     if with_global:
                         bases.append(scored[params.global_step.base])
                     folder = tmp / check_graph_name(gc.name)

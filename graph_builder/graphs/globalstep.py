@@ -28,9 +28,12 @@ sorted-key join over edges, so memory grows with the number of edges, never with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -39,9 +42,13 @@ import scipy.sparse as sp
 from graph_builder.errors import InputError
 from graph_builder.graphs.measures import TopKEdges
 
+log = logging.getLogger(__name__)
+
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 GLOBAL_VERSION = "global.v1"
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -56,16 +63,20 @@ class GlobalParams:
     base: str = "binc_clean"
     block_rows: int = 4096
     max_instances: int = 500_000
+    workers: int = 1  # threads updating a round's key chunks at once (numpy releases the GIL in its loops)
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or not 0 <= self.epsilon < 1 or self.lambda1 < 0 or self.lambda2 < 0:
             raise InputError("global step: iterations >= 1, 0 <= epsilon < 1, lambdas >= 0")
+        if self.workers < 1:
+            raise InputError(f"global step: workers must be at least 1, got {self.workers}")
 
     def recorded(self) -> dict[str, Any]:
         """Return the parameters as recorded in manifests (block size does not change the output)."""
         d = asdict(self)
         d.pop("block_rows")
         d.pop("max_instances")
+        d.pop("workers")
         d["version"] = GLOBAL_VERSION
         return d
 
@@ -119,6 +130,21 @@ def _lookup(keys: IntArray, vals: FloatArray, wanted: IntArray) -> FloatArray:
         return np.zeros(wanted.size)
     loc = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
     return np.where(keys[loc] == wanted, vals[loc], 0.0)
+
+
+def _lookups(wanted: IntArray, *tables: tuple[IntArray, FloatArray]) -> list[FloatArray]:
+    """_lookup of the same wanted keys in several sorted tables, searching them in sorted order.
+
+    Binary searches of sorted keys walk each table once, cache-friendly, instead of jumping about it:
+    the same values as one _lookup per table, several times faster on tables of millions of edges."""
+    order = np.argsort(wanted)
+    ordered = wanted[order]
+    out = []
+    for keys, vals in tables:
+        found = np.empty(wanted.size)
+        found[order] = _lookup(keys, vals, ordered)
+        out.append(found)
+    return out
 
 
 class _Instances:
@@ -207,6 +233,22 @@ def _pull_keys(pi: sp.csr_matrix, w: sp.csr_matrix, block_rows: int) -> tuple[In
     return (np.concatenate(keys), np.concatenate(vals)) if keys else (np.zeros(0, np.int64), np.zeros(0))
 
 
+def _in_threads(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
+    """fn of every item, in order; with workers > 1 computed that many at a time in threads (numpy releases
+    the GIL in its loops), one more submitted ahead, so results wait here for at most workers + 1 items."""
+    if workers <= 1 or len(items) <= 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        pending: deque[Future[R]] = deque()
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) > workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
 def _untyped_keys(inst: _Instances, n: int, *typed: IntArray, chunk: int = 1 << 22) -> IntArray:
     """Sorted distinct untyped edge keys of typed edge keys i * n + j, a chunk at a time."""
     parts = [_sorted_unique(inst.edge_key(k[s:s + chunk] // n, k[s:s + chunk] % n))
@@ -233,7 +275,7 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
             partner[offsets[gid]:offsets[gid + 1]] = np.where(p >= 0, p + offsets[gid], -1)
     eps = params.epsilon
     w = w0
-    for _ in range(params.iterations):
+    for round_ in range(params.iterations):
         w_keys, w_vals = _keys(w)
         wt = sp.csr_matrix(w.T)
         big = w.multiply(w > eps)
@@ -246,19 +288,25 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         pi_keys, pi_vals = _keys(pi)
         sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
         sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
-        # Keys a chunk at a time, so the instances in flight stay under max_instances; the new scores
-        # are pruned to top_k as they come, so a round never holds more than about n x top_k of them.
-        kept = TopKEdges(top_k, min_pending=params.max_instances)
-        for lo, hi in inst.key_chunks(all_keys, params.max_instances):
-            ci, cj, vals = _update(inst, all_keys[lo:hi], n, g, w0_keys, w0_vals, w_keys, w_vals, pull_keys,
-                                   pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
+        # Keys a chunk at a time, so the instances in flight stay under max_instances (per worker); the new
+        # scores are pruned to top_k as they come, so a round never holds more than about n x top_k of them.
+        def update(span: tuple[int, int]) -> tuple[IntArray, IntArray, FloatArray]:
+            ci, cj, vals = _update(inst, all_keys[span[0]:span[1]], n, g, w0_keys, w0_vals, w_keys, w_vals,
+                                   pull_keys, pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
             keep = (vals > 0) & (partner[ci] != cj)
-            kept.add(ci[keep], cj[keep], vals[keep])
-        del all_keys, pull_keys, pull_vals, pi_keys, pi_vals
+            # Kept edges hold 32-bit node ids when they fit: 16 bytes an edge instead of 24.
+            return ci[keep].astype(ids, copy=False), cj[keep].astype(ids, copy=False), vals[keep]
+
+        ids = np.int32 if n < 2**31 else np.int64
+        kept = TopKEdges(top_k, min_pending=params.max_instances)
+        for part in _in_threads(update, inst.key_chunks(all_keys, params.max_instances), params.workers):
+            kept.add(*part)
         r_all, c_all, v_all = kept.result()
         del kept
+        del all_keys, pull_keys, pull_vals, pi_keys, pi_vals
         w = sp.csr_matrix((v_all, (r_all, c_all)), shape=(n, n))
         w.sort_indices()
+        log.info("global step round %d of %d: %d edges", round_ + 1, params.iterations, w.nnz)
 
     out = []
     for gid, x in enumerate(graphs):
@@ -281,15 +329,19 @@ def _update(inst: _Instances, keys: IntArray, n: int, g: IntArray, w0_keys: IntA
     cand = ci * n + cj
 
     # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
-    x_all = _lookup(w_keys, w_vals, cand)
+    x_all, w0_ij, pull_ij = _lookups(cand, (w_keys, w_vals), (w0_keys, w0_vals), (pull_keys, pull_vals))
+    # pi_ij = w_ij w_ji where both exceed epsilon: looked up only where w_ij does.
+    pi_ij = np.zeros(cand.size)
+    strong = np.flatnonzero(x_all > params.epsilon)
+    if strong.size:
+        pi_ij[strong] = _lookups(cand[strong], (pi_keys, pi_vals))[0]
     total, count = _group_sums(c_key, x_all)
     own, own_count = _group_sums(c_key * inst.n_graphs + g[ci], x_all)
     cross_sum = beta * (total - own)
     cross_n = beta * (count - own_count)
 
     # Paraphrase resolution: pulls toward paraphrases' edges, push on paraphrase edges.
-    pi_ij = _lookup(pi_keys, pi_vals, cand)
-    num = _lookup(w0_keys, w0_vals, cand) + cross_sum + lam2 * _lookup(pull_keys, pull_vals, cand) - lam1 / 2
+    num = w0_ij + cross_sum + lam2 * pull_ij - lam1 / 2
     den = 1.0 + cross_n + lam2 * (pi_row[ci] - pi_ij + pi_row[cj] - pi_ij)
     para = np.flatnonzero(pi_ij > 0)
     if para.size:

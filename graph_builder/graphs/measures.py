@@ -254,21 +254,33 @@ def block_scores(prep: Prepared, start: int, stop: int,
 
 def _with_self_edges(rows: IntArray, cols: IntArray, vals: FloatArray, start: int,
                      stop: int) -> tuple[IntArray, IntArray, FloatArray]:
+    """Edges of rows start..stop with every self-edge set to 1, ordered by (row, column)."""
     off = rows != cols
+    rows, cols, vals = rows[off], cols[off], vals[off]
     diag = np.arange(start, stop, dtype=np.int64)
-    rows = np.concatenate([rows[off], diag])
-    cols = np.concatenate([cols[off], diag])
-    vals = np.concatenate([vals[off], np.ones(diag.size)])
-    order = np.lexsort((cols, rows))
-    return rows[order], cols[order], vals[order]
+    width = np.int64(max(stop, int(cols.max()) + 1 if cols.size else 0))
+    keys = rows * width + cols
+    if keys.size > 1 and bool(np.any(keys[1:] < keys[:-1])):
+        order = np.lexsort((cols, rows))
+        rows, cols, vals, keys = rows[order], cols[order], vals[order], keys[order]
+    # Edges come sorted by (row, column): each self-edge is inserted at its place, no sort of all edges.
+    at = np.searchsorted(keys, diag * width + diag)
+    return (np.insert(rows, at, diag), np.insert(cols, at, diag),
+            np.insert(vals.astype(np.float64, copy=False), at, 1.0))
 
 
 def select_edges(rows: IntArray, cols: IntArray, vals: FloatArray, top_k: int | None = None,
-                 min_score: float = 0.0) -> tuple[IntArray, IntArray, FloatArray]:
+                 min_score: float = 0.0, by_row: bool = False) -> tuple[IntArray, IntArray, FloatArray]:
     """Keep edges scoring >= min_score and at most top_k per row by (-score, id); self-edges stay.
 
-    Edges keep their input order. Only rows with more than top_k candidates are ranked, each by a
-    partition around its top_k-th score, so pruning costs about as much as reading the edges."""
+    Edges keep their input order, or with by_row are ordered by row (stably), which lets a later call
+    on them plus a few more edges sort almost nothing. Only rows with more than top_k candidates are
+    ranked, each by a partition around its top_k-th score, so pruning costs about as much as reading
+    the edges."""
+    if by_row and rows.size > 1 and bool(np.any(rows[1:] < rows[:-1])):
+        # Stable sort: runs already in row order (what an earlier by_row call kept) merge in linear time.
+        order = np.argsort(rows, kind="stable")
+        rows, cols, vals = rows[order], cols[order], vals[order]
     diag = rows == cols
     keep = diag | (vals >= min_score)
     if top_k is not None:
@@ -320,7 +332,7 @@ class TopKEdges:
 
     def _compact(self) -> None:
         merged = select_edges(*(np.concatenate(x) for x in zip(*self._parts)), top_k=self.top_k,
-                              min_score=self.min_score)
+                              min_score=self.min_score, by_row=True)
         self._parts = [merged]
         self._kept, self._pending = int(merged[0].size), 0
 

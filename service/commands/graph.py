@@ -12,8 +12,8 @@ import typer
 
 from benchmark.levyholt import FORMATS as LEVYHOLT_FORMATS
 from graph_builder.errors import InputError
-from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, BuildParams,
-                                        build_graphs)
+from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, DEFAULT_WORKERS,
+                                        BuildParams, build_graphs)
 from graph_builder.graphs.completion import CompletionParams
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
@@ -57,6 +57,8 @@ def build(
     count_partition_rows: Annotated[int, typer.Option(min=1, help="Counting memory bound: triples counted per chunk "
                                                               "and per on-disk hash partition (partitions = input "
                                                               "rows / this). Does not change the output.")] = DEFAULT_COUNT_PARTITION_ROWS,
+    workers: Annotated[int, typer.Option(min=1, help="Graphs scored at once, each in a process of its own (large "
+                                                    "builds only). Does not change the output.")] = DEFAULT_WORKERS,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
     split: Annotated[str | None, typer.Option(help="Only triples of these corpus splits, comma-separated "
                                                    "(e.g. TRAIN: keep the evaluation period out of the graphs).")] = None,
@@ -72,7 +74,7 @@ def build(
                                                   epsilon=global_epsilon, iterations=global_iterations),
                          completion=CompletionParams(rank=lp_rank, per_row=lp_per_row, max_per_row=lp_max_per_row,
                                                      min_value=lp_min_value),
-                         count_partition_rows=count_partition_rows)
+                         count_partition_rows=count_partition_rows, workers=workers)
     summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
     edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
     typer.echo(f"triples {summary.triples:,}  graphs {summary.graphs:,}  nodes {summary.nodes:,}  edges: {edges}")
