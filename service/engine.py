@@ -30,6 +30,7 @@ from graph_builder.predicates import is_normalised
 from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
+from service.evidence import EvidenceCache
 from service.names import NameResolver, ResolvedName
 
 _PLACEHOLDERS = ("Alice", "Bob")
@@ -135,6 +136,7 @@ class ScoringEngine:
         # Windows the store showed to hold news, each remembered for WINDOW_RECHECK_SECONDS.
         self._windows_seen: TTLCache[int, bool] = TTLCache(100_000, WINDOW_RECHECK_SECONDS)
         self.names = NameResolver(store)
+        self.evidence = EvidenceCache()  # grouped evidence per lookup: a second scorer's pass asks no SQL
         self.graph_set: GraphSetInfo | None = None  # set by the service (service.reload)
 
     @property
@@ -231,7 +233,7 @@ class ScoringEngine:
         pairs = [(a, b) for a in subj.options() for b in obj.options() if a != b]
         if len(pairs) <= 1:
             return subj, obj
-        found = self.store.evidence_summary([EvidenceQuery(window, a, b, exclude, 1) for a, b in pairs])
+        found = self.evidence.summaries(self.store, [EvidenceQuery(window, a, b, exclude, 1) for a, b in pairs])
         for (a, b), groups in zip(pairs, found, strict=True):
             if groups:
                 return subj.chose(a), obj.chose(b)
@@ -303,7 +305,7 @@ class ScoringEngine:
         inverse = [distinct.setdefault(EvidenceQuery(h.window, h.subj, h.obj, tuple(ex), self.max_evidence),
                                        len(distinct)) for h, ex in zip(hyps, excludes, strict=True)]
         if options.top_k == 0 and not scorer.reads_text:
-            summaries = self.store.evidence_summary(list(distinct))
+            summaries = self.evidence.summaries(self.store, list(distinct))
             groups = [[g for g in summaries[i] if not (options.exclude_same_predicate and g.predicate == h.predicate)]
                       for h, i in zip(hyps, inverse, strict=True)]
             flat_groups = [(qi, g) for qi, gs in enumerate(groups) for g in gs]

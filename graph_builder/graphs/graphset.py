@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-from cachetools import LRUCache
 import numpy.typing as npt
 
 from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
@@ -39,6 +39,10 @@ class Query(NamedTuple):
     types: tuple[str, str]
     premise_reversed: bool = False
     typed: bool = True
+
+
+Found = tuple[str, list[int], list[int]]  # a graph's name, premise rows and hypothesis rows to score a query by
+Resolved = tuple[str, list[Found]]  # a query's stage (typed, fuzzy, smoothed, backoff, none) and what to score
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,9 @@ class GraphSet:
         self.embeddings = embeddings
         self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
         self._graph_of: dict[tuple[str, str], Graph | None] = {}
-        self._fuzzy_rows: LRUCache[str, dict[str, list[int]]] = LRUCache(CACHE_SIZE)
+        # A predicate's fuzzy readings, remembered (bounded): a batch asks the same predicates again and again.
+        # functools' LRU runs in C, a tenth of the cost of a cachetools get on this hot path.
+        self._readings: Callable[[str], dict[str, list[int]]] = lru_cache(maxsize=CACHE_SIZE)(self._find_readings)
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -182,19 +188,15 @@ class GraphSet:
         query = Query(premise, hypothesis, parse_types(types), premise_reversed)
         return float(self.score_batch([query], measure, fuzzy).scores[0])
 
-    def _readings(self, predicate: str) -> dict[str, list[int]]:
+    def _find_readings(self, predicate: str) -> dict[str, list[int]]:
         """Graph name -> the predicate's fuzzy candidates there as node rows, most frequent first, at most
-        FUZZY_LIMIT per graph (remembered, bounded): what `FuzzyIndex.lookup` gives graph by graph."""
-        found = self._fuzzy_rows.get(predicate)
-        if found is None:
-            by_graph: dict[str, list[int]] = {}
-            for e in self.fuzzy.lookup(predicate, None, 10**9, self.min_count):
-                rows = by_graph.setdefault(e.graph, [])
-                if len(rows) < FUZZY_LIMIT:
-                    rows.append(self.graphs[e.graph].index[e.node])
-            found = dict(sorted(by_graph.items()))  # by graph name: backoff reads graphs in this order
-            self._fuzzy_rows[predicate] = found
-        return found
+        FUZZY_LIMIT per graph: what `FuzzyIndex.lookup` gives graph by graph (`_readings` remembers it)."""
+        by_graph: dict[str, list[int]] = {}
+        for e in self.fuzzy.lookup(predicate, None, 10**9, self.min_count):
+            rows = by_graph.setdefault(e.graph, [])
+            if len(rows) < FUZZY_LIMIT:
+                rows.append(self.graphs[e.graph].index[e.node])
+        return dict(sorted(by_graph.items()))  # by graph name: backoff reads graphs in this order
 
     def _typed_graph(self, types: tuple[str, str]) -> Graph | None:
         """The graph of a type pair, or None (remembered)."""
@@ -204,34 +206,83 @@ class GraphSet:
             graph = self._graph_of[types] = self.graphs.get(graph_name(*types))
             return graph
 
-    def _resolve(self, q: Query, fuzzy: bool, smooth: bool = False) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
-        typed = self._typed_graph(q.types) if q.typed else None
-        if typed is not None:
-            p_node, h_node = _typed_pair(q)
-            p, h = typed.index.get(p_node), typed.index.get(h_node)
-            if p is not None and h is not None:
-                return "typed", [(typed.name, [p], [h])]
-            ps: list[int] = []
-            hs: list[int] = []
-            if fuzzy:
-                ps, hs = self._readings(q.premise).get(typed.name, []), self._readings(q.hypothesis).get(typed.name, [])
-                if ps and hs:
-                    return "fuzzy", [(typed.name, ps, hs)]
-            hs = [h] if h is not None else hs
-            if smooth and p is None and not ps and hs:
-                # Filled in by score_batch with the premise's nearest nodes; backoff if none is near enough.
-                return "smoothed", [(typed.name, [], hs)]
-        return self._backoff(q, fuzzy)
+    def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool) -> tuple[list[str], list[list[Found]]]:
+        """`_resolve` for every query, worked out per hypothesis: a batch asks each hypothesis against many
+        premises, and everything about the hypothesis side (its typed row, its readings) is found once."""
+        stages = ["none"] * len(queries)
+        found: list[list[Found]] = [[] for _ in queries]
+        by_hypothesis: dict[tuple[str, tuple[str, str], bool], list[int]] = {}
+        for i, q in enumerate(queries):
+            members = by_hypothesis.get((q.hypothesis, q.types, q.typed))
+            if members is None:
+                by_hypothesis[(q.hypothesis, q.types, q.typed)] = [i]
+            else:
+                members.append(i)
+        for members in by_hypothesis.values():
+            self._resolve_group(queries, members, fuzzy, smooth, stages, found)
+        return stages, found
 
-    def _backoff(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
-        if not fuzzy:
-            return "none", []
+    def _resolve_group(self, queries: Sequence[Query], members: list[int], fuzzy: bool, smooth: bool,
+                       stages: list[str], found: list[list[Found]]) -> None:
+        """Resolve `queries[i]` for i in `members` (one hypothesis, types and `typed` flag) into `stages` and
+        `found`: the typed edge in the hypothesis' orientation, then fuzzy, then (with `smooth`) smoothing,
+        then cross-graph backoff."""
+        first = queries[members[0]]
+        hypothesis, (a, b) = first.hypothesis, first.types
+        typed = self._typed_graph(first.types) if first.typed else None
+        backoff = members
+        if typed is not None:
+            backoff = []
+            name, index = typed.name, typed.index
+            forward, reverse = f"#{a}#{b}", f"#{b}#{a}"
+            h_row = index.get(hypothesis + forward) if a != b else None
+            h_fuzzy: list[int] | None = None  # the hypothesis' fuzzy rows in its typed graph, found when needed
+            for i in members:
+                q = queries[i]
+                if a != b:
+                    p, h = index.get(q.premise + (reverse if q.premise_reversed else forward)), h_row
+                else:  # same-type graphs read a canonical mirror of the pair, which depends on both sides
+                    p_node, h_node = _typed_pair(q)
+                    p, h = index.get(p_node), index.get(h_node)
+                if p is not None and h is not None:
+                    stages[i], found[i] = "typed", [(name, [p], [h])]
+                    continue
+                ps: list[int] = []
+                hs: list[int] = []
+                if fuzzy:
+                    if h_fuzzy is None:
+                        h_fuzzy = self._readings(hypothesis).get(name, [])
+                    hs = h_fuzzy
+                    if hs or smooth:  # without fuzzy rows of the hypothesis the premise's matter to smoothing only
+                        ps = self._readings(q.premise).get(name, [])
+                    if ps and hs:
+                        stages[i], found[i] = "fuzzy", [(name, ps, hs)]
+                        continue
+                hs = [h] if h is not None else hs
+                if smooth and p is None and not ps and hs:
+                    # Filled in by score_batch with the premise's nearest nodes; backoff if none is near enough.
+                    stages[i], found[i] = "smoothed", [(name, [], hs)]
+                    continue
+                backoff.append(i)
+        if not backoff or not fuzzy:
+            return
         # Cross-graph backoff: every graph knowing both predicates (any orientation) gives one score.
-        ps, hs = self._readings(q.premise), self._readings(q.hypothesis)
-        common = ps.keys() & hs.keys() if ps and hs else ()
-        if not common:
-            return "none", []
-        return "backoff", [(name, ps[name], hs[name]) for name in sorted(common)]
+        h_graphs = self._readings(hypothesis)
+        if not h_graphs:
+            return
+        for i in backoff:
+            p_graphs = self._readings(queries[i].premise)
+            common = p_graphs.keys() & h_graphs.keys() if p_graphs else ()
+            if common:
+                stages[i] = "backoff"
+                found[i] = [(name, p_graphs[name], h_graphs[name]) for name in sorted(common)]
+
+    def _backoff(self, q: Query, fuzzy: bool) -> Resolved:
+        """Cross-graph backoff alone (a query smoothing could not ground)."""
+        stages: list[str] = ["none"]
+        found: list[list[Found]] = [[]]
+        self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found)
+        return stages[0], found[0]
 
     def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
         """Which nodes of a graph have these slot types in this order (`#person#location`)."""
@@ -240,7 +291,7 @@ class GraphSet:
             self._slots[key] = np.array([_slots_of(node) == slots for node in graph.nodes], dtype=bool)
         return self._slots[key]
 
-    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: list[list[tuple[str, list[int], list[int]]]],
+    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: list[list[Found]],
                 smoothing: Smoothing) -> list[int]:
         """Fill the premise side of pending queries with nearest nodes; return the queries left ungrounded."""
         if self.embeddings is None or not pending:
@@ -282,9 +333,7 @@ class GraphSet:
             unique = self.score_batch(first, measure, fuzzy, smoothing)
             return BatchScores(scores=unique.scores[inverse], stage=[unique.stage[i] for i in inverse])
         smooth = smoothing is not None and self.embeddings is not None
-        resolved = [self._resolve(q, fuzzy, smooth) for q in queries]
-        stages = [stage for stage, _ in resolved]
-        groups = [found for _, found in resolved]
+        stages, groups = self._resolve_all(queries, fuzzy, smooth)
         if smooth:
             pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
             for qid in self._smooth(queries, pending, groups, smoothing):  # type: ignore[arg-type]
