@@ -78,6 +78,28 @@ class BatchScores:
         return np.array([s != "none" for s in self.stage], dtype=bool)
 
 
+_NO_PAIRS = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A batch resolved to graph rows (`GraphSet.prepare`): what every measure's scores of it read.
+
+    `inverse` maps each query of the batch to its distinct query; per graph of `names`, the premise `rows` and
+    hypothesis `cols` to look up; `order`, `starts` and `query_of_run` reduce the looked-up values (all graphs
+    in turn) to one maximum per (query, graph) and then to the mean per distinct query."""
+
+    distinct: int
+    inverse: npt.NDArray[np.int64]
+    stages: list[str]  # per query of the batch
+    names: list[str]
+    rows: list[npt.NDArray[np.int64]]
+    cols: list[npt.NDArray[np.int64]]
+    order: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    query_of_run: npt.NDArray[np.int64]
+
+
 def lookup_scores(matrix: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, rows: npt.NDArray[np.int64],
                   cols: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Return matrix[rows[i], cols[i]] for all i (0 where no edge) by a binary search inside each row.
@@ -206,11 +228,11 @@ class GraphSet:
             graph = self._graph_of[types] = self.graphs.get(graph_name(*types))
             return graph
 
-    def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool) -> tuple[list[str], list[list[Found]]]:
-        """`_resolve` for every query, worked out per hypothesis: a batch asks each hypothesis against many
-        premises, and everything about the hypothesis side (its typed row, its readings) is found once."""
+    def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool) -> tuple[list[str], dict[int, list[Found]]]:
+        """Every query's stage, and for each one grounded what to score it by, worked out per hypothesis: a batch
+        asks each hypothesis against many premises, and its side (typed row, readings) is found once."""
         stages = ["none"] * len(queries)
-        found: list[list[Found]] = [[] for _ in queries]
+        found: dict[int, list[Found]] = {}
         by_hypothesis: dict[tuple[str, tuple[str, str], bool], list[int]] = {}
         for i, q in enumerate(queries):
             members = by_hypothesis.get((q.hypothesis, q.types, q.typed))
@@ -223,7 +245,7 @@ class GraphSet:
         return stages, found
 
     def _resolve_group(self, queries: Sequence[Query], members: list[int], fuzzy: bool, smooth: bool,
-                       stages: list[str], found: list[list[Found]]) -> None:
+                       stages: list[str], found: dict[int, list[Found]]) -> None:
         """Resolve `queries[i]` for i in `members` (one hypothesis, types and `typed` flag) into `stages` and
         `found`: the typed edge in the hypothesis' orientation, then fuzzy, then (with `smooth`) smoothing,
         then cross-graph backoff."""
@@ -279,10 +301,10 @@ class GraphSet:
 
     def _backoff(self, q: Query, fuzzy: bool) -> Resolved:
         """Cross-graph backoff alone (a query smoothing could not ground)."""
-        stages: list[str] = ["none"]
-        found: list[list[Found]] = [[]]
+        stages = ["none"]
+        found: dict[int, list[Found]] = {}
         self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found)
-        return stages[0], found[0]
+        return stages[0], found.get(0, [])
 
     def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
         """Which nodes of a graph have these slot types in this order (`#person#location`)."""
@@ -291,7 +313,7 @@ class GraphSet:
             self._slots[key] = np.array([_slots_of(node) == slots for node in graph.nodes], dtype=bool)
         return self._slots[key]
 
-    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: list[list[Found]],
+    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: dict[int, list[Found]],
                 smoothing: Smoothing) -> list[int]:
         """Fill the premise side of pending queries with nearest nodes; return the queries left ungrounded."""
         if self.embeddings is None or not pending:
@@ -319,28 +341,28 @@ class GraphSet:
 
         With `smoothing` (and predicate embeddings loaded) a premise missing from its typed graph is
         scored through its nearest nodes there (stage `smoothed`) before cross-graph backoff."""
-        measure = self.check_measure(measure)
-        # A batch repeats (premise, hypothesis) pairs (a bundle shares its evidence): score each once.
+        return self.score_prepared(self.prepare(queries, fuzzy, smoothing), self.check_measure(measure))
+
+    def prepare(self, queries: Sequence[Query], fuzzy: bool = True, smoothing: Smoothing | None = None) -> Prepared:
+        """Resolve a batch to the graph rows its scores read, for `score_prepared` with any measure of the set."""
+        # A batch repeats (premise, hypothesis) pairs (a bundle shares its evidence): each is resolved once.
         distinct: dict[Query, int] = {}
         first: list[Query] = []
-        inverse = np.empty(len(queries), dtype=np.int64)
-        for i, q in enumerate(queries):
-            j = distinct.setdefault(q, len(distinct))
+        inverse: list[int] = []
+        for q in queries:
+            j = distinct.setdefault(q, len(first))
             if j == len(first):
                 first.append(q)
-            inverse[i] = j
-        if len(first) < len(queries):
-            unique = self.score_batch(first, measure, fuzzy, smoothing)
-            return BatchScores(scores=unique.scores[inverse], stage=[unique.stage[i] for i in inverse])
+            inverse.append(j)
         smooth = smoothing is not None and self.embeddings is not None
-        stages, groups = self._resolve_all(queries, fuzzy, smooth)
+        stages, found = self._resolve_all(first, fuzzy, smooth)
         if smooth:
             pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
-            for qid in self._smooth(queries, pending, groups, smoothing):  # type: ignore[arg-type]
-                stages[qid], groups[qid] = self._backoff(queries[qid], fuzzy)
+            for qid in self._smooth(first, pending, found, smoothing):  # type: ignore[arg-type]
+                stages[qid], found[qid] = self._backoff(first[qid], fuzzy)
         per_graph: dict[str, tuple[list[int], list[int], list[int]]] = {}  # graph -> (query, premise row, hyp row)
-        for qid, found in enumerate(groups):
-            for name, ps, hs in found:
+        for qid, entries in found.items():
+            for name, ps, hs in entries:
                 bucket = per_graph.get(name)
                 if bucket is None:
                     bucket = per_graph[name] = ([], [], [])
@@ -353,29 +375,42 @@ class GraphSet:
                         bucket[0].extend([qid] * len(hs))
                         bucket[1].extend([p] * len(hs))
                         bucket[2].extend(hs)
-        n_q = len(queries)
         names = sorted(per_graph)
-        qids, gids, vals = [], [], []
-        for gi, name in enumerate(names):
-            q_list, p_list, h_list = per_graph[name]
-            graph = self.graphs[name]
-            vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), np.array(p_list, dtype=np.int64),
-                                      np.array(h_list, dtype=np.int64)))
-            qids.append(np.array(q_list, dtype=np.int64))
-            gids.append(np.full(len(q_list), gi, dtype=np.int64))
+        rows = [np.array(per_graph[name][1], dtype=np.int64) for name in names]
+        cols = [np.array(per_graph[name][2], dtype=np.int64) for name in names]
+        distinct_stages = stages
+        if len(first) < len(queries):
+            stages = [distinct_stages[j] for j in inverse]
+        if not names:
+            return Prepared(len(first), np.asarray(inverse, dtype=np.int64), stages, [], [], [], *_NO_PAIRS)
+        # How the pairs' values reduce to one score per query, whatever the measure: the pairs sorted by
+        # (query, graph), the max of each run, then the mean of a query's graph maxima.
+        q_all = np.concatenate([np.array(per_graph[name][0], dtype=np.int64) for name in names])
+        g_all = np.repeat(np.arange(len(names), dtype=np.int64), [len(r) for r in rows])
+        key = q_all * len(names) + g_all
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
+        return Prepared(len(first), np.asarray(inverse, dtype=np.int64), stages, names, rows, cols, order, starts,
+                        key[starts] // len(names))
+
+    def score_prepared(self, prepared: Prepared, measure: str) -> BatchScores:
+        """The scores of a prepared batch under `measure` (one the set holds, as `check_measure` returns)."""
+        n_q = prepared.distinct
         scores = np.zeros(n_q)
-        if names:
-            q_all, g_all, v_all = np.concatenate(qids), np.concatenate(gids), np.concatenate(vals)
-            key = q_all * len(names) + g_all
-            order = np.argsort(key, kind="stable")
-            key, v_all = key[order], v_all[order]
-            starts = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
-            best = np.maximum.reduceat(v_all, starts)
-            q_of = key[starts] // len(names)
-            sums = np.bincount(q_of, weights=best, minlength=n_q)
-            counts = np.bincount(q_of, minlength=n_q)
+        if prepared.names:
+            vals = []
+            for name, rows, cols in zip(prepared.names, prepared.rows, prepared.cols, strict=True):
+                graph = self.graphs[name]
+                vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), rows, cols))
+            v_all = np.concatenate(vals)[prepared.order]
+            best = np.maximum.reduceat(v_all, prepared.starts)
+            sums = np.bincount(prepared.query_of_run, weights=best, minlength=n_q)
+            counts = np.bincount(prepared.query_of_run, minlength=n_q)
             scores = np.divide(sums, counts, out=np.zeros(n_q), where=counts > 0)
-        return BatchScores(scores=scores, stage=stages)
+        if n_q < len(prepared.inverse):
+            scores = scores[prepared.inverse]
+        return BatchScores(scores=scores, stage=prepared.stages)
 
 
 def strongest_edges(graphset: GraphSet, measure: str | None = None, n: int = 20) -> list[dict[str, Any]]:
