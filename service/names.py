@@ -26,7 +26,7 @@ from cachetools import TTLCache
 from graph_builder.entities import company_name
 from graph_builder.extraction import noun_lemma
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from retrieval.protocol import EvidenceStore, NameMatch
+from retrieval.protocol import NAME_RULES, EvidenceStore, NameMatch
 
 DOMINANT_SHARE = 0.9
 CACHE_SECONDS = 600.0  # the store changes only when re-indexed; a batch evaluation asks each name many times
@@ -44,7 +44,8 @@ class ResolvedName:
     how: str
     type: str | None = None
     candidates: tuple[str, ...] = ()  # an ambiguous name's candidates, most mentioned first
-    alternatives: tuple[str, ...] = ()  # other stored names it may stand for, most mentioned first
+    # Other stored names it may stand for, most mentioned first (not looked for when it is held as asked)
+    alternatives: tuple[str, ...] = ()
 
     def options(self, limit: int = 4) -> tuple[str, ...]:
         """The stored names this name may stand for, the chosen one first (for a choice by the window's news);
@@ -120,16 +121,20 @@ class NameResolver:
         company = company_name(name) if type_hint in (None, UNKNOWN_TYPE, "organization") else name
         for asked in dict.fromkeys([name, company]):
             held = self._held(asked, type_hint)
-            matches = self.store.names_for(asked)
+            # A name held as asked needs its aliases only, unless one of them is more mentioned: the other rules
+            # give the alternatives, which an exact match never offers (ResolvedName.options).
+            matches = self.store.names_for(asked, rules=("alias",) if held else NAME_RULES)
             aliases = [m for m in matches if m.how == "alias" and _agrees(type_hint, m.type)]
             best = max(aliases, key=lambda m: (m.count, m.name), default=None)
+            if held and best is not None and best.count > held:
+                matches = self.store.names_for(asked)
             others = _others(name, type_hint, matches)
             # A name the pass merged elsewhere may still stand alone in a few articles: the more mentioned wins.
             if best is not None and best.count > held:
                 return ResolvedName(name, best.name, "alias", best.type,
                                     alternatives=tuple(n for n in (asked if held else "", *others) if n and n != best.name))
             if held:
-                return ResolvedName(name, asked, "exact" if asked == name else "legal form", alternatives=others)
+                return ResolvedName(name, asked, "exact" if asked == name else "legal form")
             partial = self._partial(name, type_hint, matches)
             if partial is not None:
                 return replace(partial, alternatives=tuple(n for n in others if n != partial.name))

@@ -294,10 +294,11 @@ class GraphSet:
             return
         for i in backoff:
             p_graphs = self._readings(queries[i].premise)
-            common = p_graphs.keys() & h_graphs.keys() if p_graphs else ()
+            # Readings are keyed by graph name in order: walking the smaller keeps that order, with no sort.
+            fewer, more = (p_graphs, h_graphs) if len(p_graphs) < len(h_graphs) else (h_graphs, p_graphs)
+            common = [(name, p_graphs[name], h_graphs[name]) for name in fewer if name in more]
             if common:
-                stages[i] = "backoff"
-                found[i] = [(name, p_graphs[name], h_graphs[name]) for name in sorted(common)]
+                stages[i], found[i] = "backoff", common
 
     def _backoff(self, q: Query, fuzzy: bool) -> Resolved:
         """Cross-graph backoff alone (a query smoothing could not ground)."""
