@@ -346,15 +346,18 @@ class GraphSet:
 
     def prepare(self, queries: Sequence[Query], fuzzy: bool = True, smoothing: Smoothing | None = None) -> Prepared:
         """Resolve a batch to the graph rows its scores read, for `score_prepared` with any measure of the set."""
-        # A batch repeats (premise, hypothesis) pairs (a bundle shares its evidence): each is resolved once.
-        distinct: dict[Query, int] = {}
-        first: list[Query] = []
-        inverse: list[int] = []
-        for q in queries:
-            j = distinct.setdefault(q, len(first))
-            if j == len(first):
-                first.append(q)
-            inverse.append(j)
+        # A batch may repeat (premise, hypothesis) pairs (a bundle shares its evidence): each is resolved once.
+        first: Sequence[Query] = queries
+        inverse = np.arange(len(queries), dtype=np.int64)
+        if len(dict.fromkeys(queries)) < len(queries):  # the check runs in C; most batches repeat nothing
+            distinct: dict[Query, int] = {}
+            unique: list[Query] = []
+            for i, q in enumerate(queries):
+                j = distinct.setdefault(q, len(unique))
+                if j == len(unique):
+                    unique.append(q)
+                inverse[i] = j
+            first = unique
         smooth = smoothing is not None and self.embeddings is not None
         stages, found = self._resolve_all(first, fuzzy, smooth)
         if smooth:
@@ -381,9 +384,9 @@ class GraphSet:
         cols = [np.array(per_graph[name][2], dtype=np.int64) for name in names]
         distinct_stages = stages
         if len(first) < len(queries):
-            stages = [distinct_stages[j] for j in inverse]
+            stages = [distinct_stages[j] for j in inverse.tolist()]
         if not names:
-            return Prepared(len(first), np.asarray(inverse, dtype=np.int64), stages, [], [], [], *_NO_PAIRS)
+            return Prepared(len(first), inverse, stages, [], [], [], *_NO_PAIRS)
         # How the pairs' values reduce to one score per query, whatever the measure: the pairs sorted by
         # (query, graph), the max of each run, then the mean of a query's graph maxima.
         q_all = np.concatenate([np.array(per_graph[name][0], dtype=np.int64) for name in names])
@@ -392,7 +395,7 @@ class GraphSet:
         order = np.argsort(key, kind="stable")
         key = key[order]
         starts = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
-        return Prepared(len(first), np.asarray(inverse, dtype=np.int64), stages, names, rows, cols, order, starts,
+        return Prepared(len(first), inverse, stages, names, rows, cols, order, starts,
                         key[starts] // len(names))
 
     def score_prepared(self, prepared: Prepared, measure: str) -> BatchScores:
