@@ -106,7 +106,8 @@ def lookup_scores(matrix: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, row
 
     The searches run side by side as array operations: log2(longest row) steps over the wanted pairs,
     so the cost does not grow with the rows' lengths (columns are sorted inside each CSR row)."""
-    data, indices, indptr = matrix
+    # Plain views of the memory maps: indexing a np.memmap builds a memmap subclass object each time.
+    data, indices, indptr = (np.asarray(part) for part in matrix)
     if rows.size == 0:
         return np.zeros(0)
     rows = np.asarray(rows, dtype=np.int64)
