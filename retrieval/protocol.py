@@ -90,6 +90,9 @@ class TypeCount:
     count: int
 
 
+NAME_RULES: tuple[str, ...] = ("alias", "prefix", "suffix")  # the kinds of NameMatch, in the order names_for gives them
+
+
 @dataclass(frozen=True, slots=True)
 class NameMatch:
     """A name the store holds that a question's name may stand for, and why: `alias` (the canonical-entities
@@ -168,9 +171,10 @@ class EvidenceStore(Protocol):
         """Add or replace alias rows (the canonical-entities pass' table); return how many were written."""
         ...
 
-    def names_for(self, name: str, limit: int = 50) -> list[NameMatch]:
+    def names_for(self, name: str, limit: int = 50, rules: Sequence[str] = NAME_RULES) -> list[NameMatch]:
         """Names the store holds that `name` may stand for: its aliases, then names whose words begin or end
-        with its words (whole words only), each with its type and mention count; `name` itself is not one."""
+        with its words (whole words only), each with its type and mention count; `name` itself is not one.
+        `rules` names the kinds looked for (a subset of NAME_RULES, in that order)."""
         ...
 
     def dataset(self) -> str | None:

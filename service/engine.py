@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from cachetools import TTLCache
+import numpy.typing as npt
+from cachetools import LRUCache, TTLCache
 
 from graph_builder.embeddings import SentenceEncoder, predicate_words
 from graph_builder.errors import InputError, NotFoundError
@@ -31,10 +33,12 @@ from graph_builder.predicates import is_normalised
 from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
+from service.evidence import EvidenceCache
 from service.names import NameResolver, ResolvedName
 
 _PLACEHOLDERS = ("Alice", "Bob")
 WINDOW_RECHECK_SECONDS = 60.0  # a window seen holding news is not asked about again for this long
+RECENT_PAIRS = 250_000  # pairs of recent batches kept for the next scorer (about 200 bytes each)
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,22 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class GroupedPairs:
+    """A batch's hypotheses paired with the predicates of their grouped evidence (`top_k` 0): the pairs of each
+    hypothesis are consecutive, those with evidence start at `starts`; `counts` are its evidence rows."""
+
+    summaries: list[list[PredicateCount]]  # the evidence the pairs were built from
+    batch: PairBatch
+    starts: npt.NDArray[np.int64]
+    with_evidence: npt.NDArray[np.bool_]
+    counts: list[int]
+
+
+def _pair_count(pairs: GroupedPairs) -> int:
+    return len(pairs.batch.queries) + 1
+
+
+@dataclass(frozen=True)
 class GraphSetInfo:
     """Which graph set an engine serves: its folder name, manifest checksum, when it was loaded, and the
     generation (1 at start-up, one more per reload)."""
@@ -136,6 +156,10 @@ class ScoringEngine:
         # Windows the store showed to hold news, each remembered for WINDOW_RECHECK_SECONDS.
         self._windows_seen: TTLCache[int, bool] = TTLCache(100_000, WINDOW_RECHECK_SECONDS)
         self.names = NameResolver(store)
+        self.evidence = EvidenceCache()  # grouped evidence per lookup: a second scorer's pass asks no SQL
+        # The pairs of recent batches (bounded by their number of pairs): the next scorer's request reuses them.
+        self._pairs: LRUCache[tuple[object, ...], GroupedPairs] = LRUCache(RECENT_PAIRS, getsizeof=_pair_count)
+        self._pairs_lock = threading.Lock()
         self.graph_set: GraphSetInfo | None = None  # set by the service (service.reload)
 
     @property
@@ -232,7 +256,7 @@ class ScoringEngine:
         pairs = [(a, b) for a in subj.options() for b in obj.options() if a != b]
         if len(pairs) <= 1:
             return subj, obj
-        found = self.store.evidence_summary([EvidenceQuery(window, a, b, exclude) for a, b in pairs])
+        found = self.evidence.summaries(self.store, [EvidenceQuery(window, a, b, exclude) for a, b in pairs])
         counts = [sum(g.count for g in groups) for groups in found]
         best = max(range(len(pairs)), key=lambda i: (counts[i], -i))
         if counts[best] == 0:
@@ -306,19 +330,12 @@ class ScoringEngine:
         inverse = [distinct.setdefault(EvidenceQuery(h.window, h.subj, h.obj, tuple(ex), self.max_evidence),
                                        len(distinct)) for h, ex in zip(hyps, excludes, strict=True)]
         if options.top_k == 0 and not scorer.reads_text:
-            summaries = self.store.evidence_summary(list(distinct))
-            groups = [[g for g in summaries[i] if not (options.exclude_same_predicate and g.predicate == h.predicate)]
-                      for h, i in zip(hyps, inverse, strict=True)]
-            flat_groups = [(qi, g) for qi, gs in enumerate(groups) for g in gs]
-            group_scores, _ = self._score_pairs(hyps, flat_groups, scorer)
-            answers = []
-            offset = 0
-            for h, gs in zip(hyps, groups, strict=True):
-                best = float(group_scores[offset:offset + len(gs)].max()) if gs else 0.0
-                offset += len(gs)
-                answers.append(Answer(h, scorer.name, best, best > 0.0 and best >= threshold, threshold,
-                                      sum(g.count for g in gs)))
-            return answers
+            pairs = self._grouped_pairs(hyps, list(distinct), inverse, options.exclude_same_predicate)
+            best = np.zeros(len(hyps))
+            if len(pairs.starts):
+                best[pairs.with_evidence] = np.maximum.reduceat(pairs.batch.scored(scorer).scores, pairs.starts)
+            return [Answer(h, scorer.name, score, score > 0.0 and score >= threshold, threshold, count)
+                    for h, score, count in zip(hyps, best.tolist(), pairs.counts, strict=True)]
         found = self.store.evidence_many(list(distinct))
         kept = [[e for e in found[i] if not (options.exclude_same_predicate and e.predicate == h.predicate)]
                 for h, i in zip(hyps, inverse, strict=True)]
@@ -336,6 +353,38 @@ class ScoringEngine:
             answers.append(Answer(h, scorer.name, best, by_graphs and best > 0.0 and best >= threshold, threshold,
                                   len(chunk), chunk[: options.top_k]))
         return answers
+
+    def _grouped_pairs(self, hyps: Sequence[Hypothesis], lookups: list[EvidenceQuery], inverse: list[int],
+                       exclude_same_predicate: bool) -> GroupedPairs:
+        """Each hypothesis against each predicate of its grouped evidence, as one batch of pairs.
+
+        A batch evaluation sends the same batch once per scorer: built once, the pairs (and their graph rows,
+        `PairBatch.resolved`) serve every scorer, as long as the evidence they came from is unchanged."""
+        summaries = self.evidence.summaries(self.store, lookups)
+        key = (tuple(hyps), tuple(lookups), exclude_same_predicate)
+        with self._pairs_lock:
+            known = self._pairs.get(key)
+        if known is not None and all(a is b for a, b in zip(known.summaries, summaries, strict=True)):
+            return known
+        queries: list[Query] = []
+        sizes, counts = [], []
+        for h, i in zip(hyps, inverse, strict=True):
+            groups = summaries[i]
+            if exclude_same_predicate:
+                groups = [g for g in groups if g.predicate != h.predicate]
+            predicate, types = h.predicate, (h.subj_type, h.obj_type)
+            queries += [Query(g.predicate, predicate, types, not g.aligned) for g in groups]
+            sizes.append(len(groups))
+            counts.append(sum(g.count for g in groups))
+        size = np.array(sizes, dtype=np.int64)
+        owner = np.repeat(np.arange(len(hyps), dtype=np.int64), size)
+        with_evidence = size > 0
+        starts = (np.cumsum(size) - size)[with_evidence]
+        pairs = GroupedPairs(summaries, PairBatch(queries, groups=owner), starts, with_evidence, counts)
+        with self._pairs_lock:
+            if len(queries) < self._pairs.maxsize:
+                self._pairs[key] = pairs
+        return pairs
 
     def _score_pairs(self, hyps: Sequence[Hypothesis], flat: Sequence[tuple[int, Evidence | PredicateCount]],
                      scorer: Scorer) -> tuple[np.ndarray, list[str]]:

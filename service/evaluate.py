@@ -136,7 +136,7 @@ async def _score_batch(client: httpx.AsyncClient, base: str, scorer: str, batch:
     response = await _post(client, f"{base}/v1/query/batch", {"queries": [entry_query(e) for e in batch], **options},
                            config)
     if response.status_code == 200:
-        results = response.json()["results"]
+        results = orjson.loads(response.content)["results"]
         return [{"id": e["id"], "scorer": scorer, "score": r["score"], "evidence_count": r["evidence_count"]}
                 for e, r in zip(batch, results, strict=True)]
     if response.status_code in (400, 404, 422) and len(batch) > 1:
@@ -166,11 +166,22 @@ async def _check_scorers(client: httpx.AsyncClient, base: str, config: EvalConfi
                          f"it offers: {', '.join(offered)}")
 
 
+def interleave(per_scorer: Sequence[Sequence[tuple[str, list[dict[str, Any]]]]],
+               spacing: int) -> list[tuple[str, list[dict[str, Any]]]]:
+    """One list of requests from each scorer's batches: batch k of the i-th scorer goes out in place k + i * spacing.
+
+    The service remembers a batch's evidence and pairs for a while, so its scorers follow one another closely;
+    `spacing` (the requests in flight) apart, the earlier one has been answered when the next one asks."""
+    slots = [(k + i * spacing, i, job) for i, jobs in enumerate(per_scorer) for k, job in enumerate(jobs)]
+    return [job for _, _, job in sorted(slots, key=lambda slot: slot[:2])]
+
+
 async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig, partial: Path,
                progress: Callable[[int], None] | None) -> None:
     done = _read_partial(partial)
     todo = [(s, [e for e in entries if (e["id"], s) not in done]) for s in config.scorers]
-    jobs = [(s, items[i:i + config.batch_size]) for s, items in todo for i in range(0, len(items), config.batch_size)]
+    jobs = interleave([[(s, items[i:i + config.batch_size]) for i in range(0, len(items), config.batch_size)]
+                       for s, items in todo], config.concurrency)
     if progress:
         progress(sum(1 for s in config.scorers for e in entries if (e["id"], s) in done))
     semaphore = asyncio.Semaphore(config.concurrency)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.json_schema import SkipJsonSchema
 
 from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE
-from graph_builder.windows import window_of
+from graph_builder.windows import Window, window_of
 from service.engine import Answer, HypothesisInput, Options
 
 # The argument types extraction assigns, from its registry: the only types evidence can carry.
@@ -231,6 +231,32 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
                               predicate_text=s.evidence.predicate_text, object=s.evidence.obj,
                               object_text=s.evidence.obj_text, aligned=s.evidence.aligned, score=significant(s.score),
                               match=s.match) for s in answer.evidence])
+
+
+def window_json(span: Window) -> dict[str, Any]:
+    """A window as `WindowOut(...).model_dump(mode="json")` writes it."""
+    return {"id": span.id, "start": span.start.isoformat(), "end": span.end.isoformat()}
+
+
+def answer_json(answer: Answer, window: dict[str, Any]) -> dict[str, Any]:
+    """The body of one answer exactly as `answer_out(...).model_dump(mode="json")` writes it, built without
+    pydantic: a batch evaluation writes hundreds of thousands (tests/service/test_batch_body.py holds the two equal)."""
+    h = answer.hypothesis
+    return {
+        "score": significant(answer.score), "answer": bool(answer.answer), "threshold": float(answer.threshold),
+        "scorer": answer.scorer, "window": window,
+        "hypothesis": {"subject": h.subj, "predicate": h.predicate, "object": h.obj, "subject_type": h.subj_type,
+                       "object_type": h.obj_type, "predicate_text": h.predicate_text, "types_from": h.types_from,
+                       "names": list(h.names),
+                       "readings": answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"]},
+        "evidence_count": int(answer.evidence_count),
+        "evidence": [{"sentence": s.evidence.sentence, "sentence_id": s.evidence.sentence_id,
+                      "article_id": s.evidence.article_id, "date": s.evidence.date.isoformat(),
+                      "subject": s.evidence.subj, "subject_text": s.evidence.subj_text,
+                      "predicate": s.evidence.predicate, "predicate_text": s.evidence.predicate_text,
+                      "object": s.evidence.obj, "object_text": s.evidence.obj_text, "aligned": bool(s.evidence.aligned),
+                      "score": significant(s.score), "match": s.match} for s in answer.evidence],
+    }
 
 
 _ISO_DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}([T ].*)?")

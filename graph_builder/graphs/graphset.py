@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-from cachetools import LRUCache
 import numpy.typing as npt
 
 from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
@@ -39,6 +39,10 @@ class Query(NamedTuple):
     types: tuple[str, str]
     premise_reversed: bool = False
     typed: bool = True
+
+
+Found = tuple[str, list[int], list[int]]  # a graph's name, premise rows and hypothesis rows to score a query by
+Resolved = tuple[str, list[Found]]  # a query's stage (typed, fuzzy, smoothed, backoff, none) and what to score
 
 
 @dataclass(frozen=True)
@@ -74,13 +78,36 @@ class BatchScores:
         return np.array([s != "none" for s in self.stage], dtype=bool)
 
 
+_NO_PAIRS = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A batch resolved to graph rows (`GraphSet.prepare`): what every measure's scores of it read.
+
+    `inverse` maps each query of the batch to its distinct query; per graph of `names`, the premise `rows` and
+    hypothesis `cols` to look up; `order`, `starts` and `query_of_run` reduce the looked-up values (all graphs
+    in turn) to one maximum per (query, graph) and then to the mean per distinct query."""
+
+    distinct: int
+    inverse: npt.NDArray[np.int64]
+    stages: list[str]  # per query of the batch
+    names: list[str]
+    rows: list[npt.NDArray[np.int64]]
+    cols: list[npt.NDArray[np.int64]]
+    order: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    query_of_run: npt.NDArray[np.int64]
+
+
 def lookup_scores(matrix: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, rows: npt.NDArray[np.int64],
                   cols: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Return matrix[rows[i], cols[i]] for all i (0 where no edge) by a binary search inside each row.
 
     The searches run side by side as array operations: log2(longest row) steps over the wanted pairs,
     so the cost does not grow with the rows' lengths (columns are sorted inside each CSR row)."""
-    data, indices, indptr = matrix
+    # Plain views of the memory maps: indexing a np.memmap builds a memmap subclass object each time.
+    data, indices, indptr = (np.asarray(part) for part in matrix)
     if rows.size == 0:
         return np.zeros(0)
     rows = np.asarray(rows, dtype=np.int64)
@@ -114,7 +141,9 @@ class GraphSet:
         self.embeddings = embeddings
         self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
         self._graph_of: dict[tuple[str, str], Graph | None] = {}
-        self._fuzzy_rows: LRUCache[str, dict[str, list[int]]] = LRUCache(CACHE_SIZE)
+        # A predicate's fuzzy readings, remembered (bounded): a batch asks the same predicates again and again.
+        # functools' LRU runs in C, a tenth of the cost of a cachetools get on this hot path.
+        self._readings: Callable[[str], dict[str, list[int]]] = lru_cache(maxsize=CACHE_SIZE)(self._find_readings)
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -182,19 +211,15 @@ class GraphSet:
         query = Query(premise, hypothesis, parse_types(types), premise_reversed)
         return float(self.score_batch([query], measure, fuzzy).scores[0])
 
-    def _readings(self, predicate: str) -> dict[str, list[int]]:
+    def _find_readings(self, predicate: str) -> dict[str, list[int]]:
         """Graph name -> the predicate's fuzzy candidates there as node rows, most frequent first, at most
-        FUZZY_LIMIT per graph (remembered, bounded): what `FuzzyIndex.lookup` gives graph by graph."""
-        found = self._fuzzy_rows.get(predicate)
-        if found is None:
-            by_graph: dict[str, list[int]] = {}
-            for e in self.fuzzy.lookup(predicate, None, 10**9, self.min_count):
-                rows = by_graph.setdefault(e.graph, [])
-                if len(rows) < FUZZY_LIMIT:
-                    rows.append(self.graphs[e.graph].index[e.node])
-            found = dict(sorted(by_graph.items()))  # by graph name: backoff reads graphs in this order
-            self._fuzzy_rows[predicate] = found
-        return found
+        FUZZY_LIMIT per graph: what `FuzzyIndex.lookup` gives graph by graph (`_readings` remembers it)."""
+        by_graph: dict[str, list[int]] = {}
+        for e in self.fuzzy.lookup(predicate, None, 10**9, self.min_count):
+            rows = by_graph.setdefault(e.graph, [])
+            if len(rows) < FUZZY_LIMIT:
+                rows.append(self.graphs[e.graph].index[e.node])
+        return dict(sorted(by_graph.items()))  # by graph name: backoff reads graphs in this order
 
     def _typed_graph(self, types: tuple[str, str]) -> Graph | None:
         """The graph of a type pair, or None (remembered)."""
@@ -204,34 +229,84 @@ class GraphSet:
             graph = self._graph_of[types] = self.graphs.get(graph_name(*types))
             return graph
 
-    def _resolve(self, q: Query, fuzzy: bool, smooth: bool = False) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
-        typed = self._typed_graph(q.types) if q.typed else None
-        if typed is not None:
-            p_node, h_node = _typed_pair(q)
-            p, h = typed.index.get(p_node), typed.index.get(h_node)
-            if p is not None and h is not None:
-                return "typed", [(typed.name, [p], [h])]
-            ps: list[int] = []
-            hs: list[int] = []
-            if fuzzy:
-                ps, hs = self._readings(q.premise).get(typed.name, []), self._readings(q.hypothesis).get(typed.name, [])
-                if ps and hs:
-                    return "fuzzy", [(typed.name, ps, hs)]
-            hs = [h] if h is not None else hs
-            if smooth and p is None and not ps and hs:
-                # Filled in by score_batch with the premise's nearest nodes; backoff if none is near enough.
-                return "smoothed", [(typed.name, [], hs)]
-        return self._backoff(q, fuzzy)
+    def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool) -> tuple[list[str], dict[int, list[Found]]]:
+        """Every query's stage, and for each one grounded what to score it by, worked out per hypothesis: a batch
+        asks each hypothesis against many premises, and its side (typed row, readings) is found once."""
+        stages = ["none"] * len(queries)
+        found: dict[int, list[Found]] = {}
+        by_hypothesis: dict[tuple[str, tuple[str, str], bool], list[int]] = {}
+        for i, q in enumerate(queries):
+            members = by_hypothesis.get((q.hypothesis, q.types, q.typed))
+            if members is None:
+                by_hypothesis[(q.hypothesis, q.types, q.typed)] = [i]
+            else:
+                members.append(i)
+        for members in by_hypothesis.values():
+            self._resolve_group(queries, members, fuzzy, smooth, stages, found)
+        return stages, found
 
-    def _backoff(self, q: Query, fuzzy: bool) -> tuple[str, list[tuple[str, list[int], list[int]]]]:
-        if not fuzzy:
-            return "none", []
+    def _resolve_group(self, queries: Sequence[Query], members: list[int], fuzzy: bool, smooth: bool,
+                       stages: list[str], found: dict[int, list[Found]]) -> None:
+        """Resolve `queries[i]` for i in `members` (one hypothesis, types and `typed` flag) into `stages` and
+        `found`: the typed edge in the hypothesis' orientation, then fuzzy, then (with `smooth`) smoothing,
+        then cross-graph backoff."""
+        first = queries[members[0]]
+        hypothesis, (a, b) = first.hypothesis, first.types
+        typed = self._typed_graph(first.types) if first.typed else None
+        backoff = members
+        if typed is not None:
+            backoff = []
+            name, index = typed.name, typed.index
+            forward, reverse = f"#{a}#{b}", f"#{b}#{a}"
+            h_row = index.get(hypothesis + forward) if a != b else None
+            h_fuzzy: list[int] | None = None  # the hypothesis' fuzzy rows in its typed graph, found when needed
+            for i in members:
+                q = queries[i]
+                if a != b:
+                    p, h = index.get(q.premise + (reverse if q.premise_reversed else forward)), h_row
+                else:  # same-type graphs read a canonical mirror of the pair, which depends on both sides
+                    p_node, h_node = _typed_pair(q)
+                    p, h = index.get(p_node), index.get(h_node)
+                if p is not None and h is not None:
+                    stages[i], found[i] = "typed", [(name, [p], [h])]
+                    continue
+                ps: list[int] = []
+                hs: list[int] = []
+                if fuzzy:
+                    if h_fuzzy is None:
+                        h_fuzzy = self._readings(hypothesis).get(name, [])
+                    hs = h_fuzzy
+                    if hs or smooth:  # without fuzzy rows of the hypothesis the premise's matter to smoothing only
+                        ps = self._readings(q.premise).get(name, [])
+                    if ps and hs:
+                        stages[i], found[i] = "fuzzy", [(name, ps, hs)]
+                        continue
+                hs = [h] if h is not None else hs
+                if smooth and p is None and not ps and hs:
+                    # Filled in by score_batch with the premise's nearest nodes; backoff if none is near enough.
+                    stages[i], found[i] = "smoothed", [(name, [], hs)]
+                    continue
+                backoff.append(i)
+        if not backoff or not fuzzy:
+            return
         # Cross-graph backoff: every graph knowing both predicates (any orientation) gives one score.
-        ps, hs = self._readings(q.premise), self._readings(q.hypothesis)
-        common = ps.keys() & hs.keys() if ps and hs else ()
-        if not common:
-            return "none", []
-        return "backoff", [(name, ps[name], hs[name]) for name in sorted(common)]
+        h_graphs = self._readings(hypothesis)
+        if not h_graphs:
+            return
+        for i in backoff:
+            p_graphs = self._readings(queries[i].premise)
+            # Readings are keyed by graph name in order: walking the smaller keeps that order, with no sort.
+            fewer, more = (p_graphs, h_graphs) if len(p_graphs) < len(h_graphs) else (h_graphs, p_graphs)
+            common = [(name, p_graphs[name], h_graphs[name]) for name in fewer if name in more]
+            if common:
+                stages[i], found[i] = "backoff", common
+
+    def _backoff(self, q: Query, fuzzy: bool) -> Resolved:
+        """Cross-graph backoff alone (a query smoothing could not ground)."""
+        stages = ["none"]
+        found: dict[int, list[Found]] = {}
+        self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found)
+        return stages[0], found.get(0, [])
 
     def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
         """Which nodes of a graph have these slot types in this order (`#person#location`)."""
@@ -240,7 +315,7 @@ class GraphSet:
             self._slots[key] = np.array([_slots_of(node) == slots for node in graph.nodes], dtype=bool)
         return self._slots[key]
 
-    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: list[list[tuple[str, list[int], list[int]]]],
+    def _smooth(self, queries: Sequence[Query], pending: list[int], groups: dict[int, list[Found]],
                 smoothing: Smoothing) -> list[int]:
         """Fill the premise side of pending queries with nearest nodes; return the queries left ungrounded."""
         if self.embeddings is None or not pending:
@@ -268,30 +343,31 @@ class GraphSet:
 
         With `smoothing` (and predicate embeddings loaded) a premise missing from its typed graph is
         scored through its nearest nodes there (stage `smoothed`) before cross-graph backoff."""
-        measure = self.check_measure(measure)
-        # A batch repeats (premise, hypothesis) pairs (a bundle shares its evidence): score each once.
-        distinct: dict[Query, int] = {}
-        first: list[Query] = []
-        inverse = np.empty(len(queries), dtype=np.int64)
-        for i, q in enumerate(queries):
-            j = distinct.setdefault(q, len(distinct))
-            if j == len(first):
-                first.append(q)
-            inverse[i] = j
-        if len(first) < len(queries):
-            unique = self.score_batch(first, measure, fuzzy, smoothing)
-            return BatchScores(scores=unique.scores[inverse], stage=[unique.stage[i] for i in inverse])
+        return self.score_prepared(self.prepare(queries, fuzzy, smoothing), self.check_measure(measure))
+
+    def prepare(self, queries: Sequence[Query], fuzzy: bool = True, smoothing: Smoothing | None = None) -> Prepared:
+        """Resolve a batch to the graph rows its scores read, for `score_prepared` with any measure of the set."""
+        # A batch may repeat (premise, hypothesis) pairs (a bundle shares its evidence): each is resolved once.
+        first: Sequence[Query] = queries
+        inverse = np.arange(len(queries), dtype=np.int64)
+        if len(dict.fromkeys(queries)) < len(queries):  # the check runs in C; most batches repeat nothing
+            distinct: dict[Query, int] = {}
+            unique: list[Query] = []
+            for i, q in enumerate(queries):
+                j = distinct.setdefault(q, len(unique))
+                if j == len(unique):
+                    unique.append(q)
+                inverse[i] = j
+            first = unique
         smooth = smoothing is not None and self.embeddings is not None
-        resolved = [self._resolve(q, fuzzy, smooth) for q in queries]
-        stages = [stage for stage, _ in resolved]
-        groups = [found for _, found in resolved]
+        stages, found = self._resolve_all(first, fuzzy, smooth)
         if smooth:
             pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
-            for qid in self._smooth(queries, pending, groups, smoothing):  # type: ignore[arg-type]
-                stages[qid], groups[qid] = self._backoff(queries[qid], fuzzy)
+            for qid in self._smooth(first, pending, found, smoothing):  # type: ignore[arg-type]
+                stages[qid], found[qid] = self._backoff(first[qid], fuzzy)
         per_graph: dict[str, tuple[list[int], list[int], list[int]]] = {}  # graph -> (query, premise row, hyp row)
-        for qid, found in enumerate(groups):
-            for name, ps, hs in found:
+        for qid, entries in found.items():
+            for name, ps, hs in entries:
                 bucket = per_graph.get(name)
                 if bucket is None:
                     bucket = per_graph[name] = ([], [], [])
@@ -304,29 +380,42 @@ class GraphSet:
                         bucket[0].extend([qid] * len(hs))
                         bucket[1].extend([p] * len(hs))
                         bucket[2].extend(hs)
-        n_q = len(queries)
         names = sorted(per_graph)
-        qids, gids, vals = [], [], []
-        for gi, name in enumerate(names):
-            q_list, p_list, h_list = per_graph[name]
-            graph = self.graphs[name]
-            vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), np.array(p_list, dtype=np.int64),
-                                      np.array(h_list, dtype=np.int64)))
-            qids.append(np.array(q_list, dtype=np.int64))
-            gids.append(np.full(len(q_list), gi, dtype=np.int64))
+        rows = [np.array(per_graph[name][1], dtype=np.int64) for name in names]
+        cols = [np.array(per_graph[name][2], dtype=np.int64) for name in names]
+        distinct_stages = stages
+        if len(first) < len(queries):
+            stages = [distinct_stages[j] for j in inverse.tolist()]
+        if not names:
+            return Prepared(len(first), inverse, stages, [], [], [], *_NO_PAIRS)
+        # How the pairs' values reduce to one score per query, whatever the measure: the pairs sorted by
+        # (query, graph), the max of each run, then the mean of a query's graph maxima.
+        q_all = np.concatenate([np.array(per_graph[name][0], dtype=np.int64) for name in names])
+        g_all = np.repeat(np.arange(len(names), dtype=np.int64), [len(r) for r in rows])
+        key = q_all * len(names) + g_all
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
+        return Prepared(len(first), inverse, stages, names, rows, cols, order, starts,
+                        key[starts] // len(names))
+
+    def score_prepared(self, prepared: Prepared, measure: str) -> BatchScores:
+        """The scores of a prepared batch under `measure` (one the set holds, as `check_measure` returns)."""
+        n_q = prepared.distinct
         scores = np.zeros(n_q)
-        if names:
-            q_all, g_all, v_all = np.concatenate(qids), np.concatenate(gids), np.concatenate(vals)
-            key = q_all * len(names) + g_all
-            order = np.argsort(key, kind="stable")
-            key, v_all = key[order], v_all[order]
-            starts = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
-            best = np.maximum.reduceat(v_all, starts)
-            q_of = key[starts] // len(names)
-            sums = np.bincount(q_of, weights=best, minlength=n_q)
-            counts = np.bincount(q_of, minlength=n_q)
+        if prepared.names:
+            vals = []
+            for name, rows, cols in zip(prepared.names, prepared.rows, prepared.cols, strict=True):
+                graph = self.graphs[name]
+                vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), rows, cols))
+            v_all = np.concatenate(vals)[prepared.order]
+            best = np.maximum.reduceat(v_all, prepared.starts)
+            sums = np.bincount(prepared.query_of_run, weights=best, minlength=n_q)
+            counts = np.bincount(prepared.query_of_run, minlength=n_q)
             scores = np.divide(sums, counts, out=np.zeros(n_q), where=counts > 0)
-        return BatchScores(scores=scores, stage=stages)
+        if n_q < len(prepared.inverse):
+            scores = scores[prepared.inverse]
+        return BatchScores(scores=scores, stage=prepared.stages)
 
 
 def strongest_edges(graphset: GraphSet, measure: str | None = None, n: int = 20) -> list[dict[str, Any]]:

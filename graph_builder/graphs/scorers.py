@@ -32,7 +32,7 @@ import numpy.typing as npt
 from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache
 from graph_builder.errors import InputError
 from graph_builder.graphs.antonyms import contradicts
-from graph_builder.graphs.graphset import GraphSet, Query, Smoothing, check_smoothing
+from graph_builder.graphs.graphset import GraphSet, Prepared, Query, Smoothing, check_smoothing
 
 EXACT = "exact"
 LM_COSINE = "lm_cosine"
@@ -62,6 +62,9 @@ class PairBatch:
     hypothesis_texts: Sequence[str] | None = None
     identity_is_one: bool = True
     _memo: dict[str, Scored] = field(default_factory=dict, repr=False)
+    _identity: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
+    _contradictions: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
+    _resolved: dict[GraphSet, Resolution] = field(default_factory=dict, repr=False)
 
     def scored(self, scorer: Scorer) -> Scored:
         """Score this batch with `scorer` (once per scorer name)."""
@@ -73,11 +76,46 @@ class PairBatch:
 
     def contradictions(self) -> npt.NDArray[np.bool_]:
         """Whether each premise says the opposite of its hypothesis (`graph_builder.graphs.antonyms`)."""
-        return np.array([contradicts(q.premise, q.hypothesis, q.premise_reversed) for q in self.queries], dtype=bool)
+        if self._contradictions is None:
+            self._contradictions = np.array([contradicts(q.premise, q.hypothesis, q.premise_reversed)
+                                             for q in self.queries], dtype=bool)
+        return self._contradictions
 
     def identity(self) -> npt.NDArray[np.bool_]:
         """Whether each premise is the hypothesis' own predicate with its arguments in the same order."""
-        return np.array([q.premise == q.hypothesis and not q.premise_reversed for q in self.queries], dtype=bool)
+        if self._identity is None:
+            self._identity = np.array([q.premise == q.hypothesis and not q.premise_reversed for q in self.queries],
+                                      dtype=bool)
+        return self._identity
+
+    def resolved(self, graphs: GraphSet) -> Resolution:
+        """This batch resolved in `graphs` (typed, fuzzy, backoff; no smoothing), once per graph set: every
+        measure of the set reads the same rows, so a second measure only looks its values up."""
+        found = self._resolved.get(graphs)
+        if found is None:
+            found = self._resolved[graphs] = self.resolution(graphs.prepare(self.queries))
+        return found
+
+    def resolution(self, prepared: Prepared) -> Resolution:
+        """A prepared batch with each pair's match kind (`exact` for the hypothesis itself where it scores 1,
+        `antonym` for a premise that says the opposite of its hypothesis, which scores 0)."""
+        matches = list(prepared.stages)
+        if self.identity_is_one:
+            matches = ["exact" if same else stage for same, stage in zip(self.identity(), matches, strict=True)]
+        opposite = self.contradictions()
+        if opposite.any():
+            matches = [ANTONYM if no else m for no, m in zip(opposite, matches, strict=True)]
+        return Resolution(prepared, matches, np.array([m != NO_MATCH for m in matches], dtype=bool))
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A batch resolved in one graph set: the rows to look up, and per pair its match kind and whether it was
+    grounded (both the same under every measure)."""
+
+    prepared: Prepared
+    matches: list[str]
+    grounded: npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -123,18 +161,15 @@ class GraphScorer:
 
     def score_with(self, batch: PairBatch, smoothing: Smoothing | None) -> Scored:
         """Score the pairs in the graphs, premises missing from their typed graph smoothed when asked."""
-        result = self.graphs.score_batch(batch.queries, self.measure, smoothing=smoothing)
-        scores = np.clip(result.scores, 0.0, 1.0)
-        matches = list(result.stage)
+        found = batch.resolved(self.graphs) if smoothing is None else \
+            batch.resolution(self.graphs.prepare(batch.queries, smoothing=smoothing))
+        scores = np.clip(self.graphs.score_prepared(found.prepared, self.measure).scores, 0.0, 1.0)
         if batch.identity_is_one:
-            identity = batch.identity()
-            scores = np.where(identity, 1.0, scores)
-            matches = ["exact" if same else stage for same, stage in zip(identity, matches, strict=True)]
+            scores = np.where(batch.identity(), 1.0, scores)
         opposite = batch.contradictions()
         if opposite.any():
             scores = np.where(opposite, 0.0, scores)
-            matches = [ANTONYM if no else m for no, m in zip(opposite, matches, strict=True)]
-        return Scored(scores, matches, np.array([m != NO_MATCH for m in matches], dtype=bool))
+        return Scored(scores, found.matches, found.grounded)
 
 
 @dataclass(frozen=True)

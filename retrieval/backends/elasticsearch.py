@@ -30,6 +30,7 @@ from retrieval.protocol import (
     ArticleRows,
     Evidence,
     EvidenceQuery,
+    NAME_RULES,
     NameMatch,
     PredicateCount,
     StoreStats,
@@ -485,21 +486,24 @@ class ElasticsearchStore:
             for a in rows))
         return written
 
-    def names_for(self, name: str, limit: int = 50) -> list[NameMatch]:
+    def names_for(self, name: str, limit: int = 50, rules: Sequence[str] = NAME_RULES) -> list[NameMatch]:
         """Names the store holds that `name` may stand for: aliases first, then by prefix and suffix words."""
-        resp = self._call("alias lookup", lambda: self.client.search(
-            index=self.aliases_index, ignore_unavailable=True, allow_no_indices=True, size=limit,
-            query={"term": {"alias": name}}))
         out: list[NameMatch] = []
-        for hit in resp.get("hits", {}).get("hits", []):
-            doc = hit["_source"]
-            held = {t.type: t.count for t in self.argument_types(doc["canonical"])}
-            if doc["canonical"] != name and held.get(doc["type"]):
-                out.append(NameMatch(doc["canonical"], doc["type"], held[doc["type"]], "alias"))
-        out.sort(key=lambda m: (-m.count, m.name, m.type))
+        if "alias" in rules:
+            resp = self._call("alias lookup", lambda: self.client.search(
+                index=self.aliases_index, ignore_unavailable=True, allow_no_indices=True, size=limit,
+                query={"term": {"alias": name}}))
+            for hit in resp.get("hits", {}).get("hits", []):
+                doc = hit["_source"]
+                held = {t.type: t.count for t in self.argument_types(doc["canonical"])}
+                if doc["canonical"] != name and held.get(doc["type"]):
+                    out.append(NameMatch(doc["canonical"], doc["type"], held[doc["type"]], "alias"))
+            out.sort(key=lambda m: (-m.count, m.name, m.type))
         escaped = re.sub(r"([*?\\])", r"\\\1", name)
         for how, clause in (("prefix", lambda side: {"prefix": {side: name + " "}}),
                             ("suffix", lambda side: {"wildcard": {side: {"value": "* " + escaped}}})):
+            if how not in rules:
+                continue
             body = {"size": 0, "query": {"bool": {"should": [clause("subj"), clause("obj")]}},
                     "aggs": {side: {"filter": clause(side), "aggs": {"n": {
                         "terms": {"field": side, "size": limit},

@@ -122,10 +122,12 @@ class Ingestion:
 
 
 def open_ingestion(app: FastAPI, settings: Settings, engine: ScoringEngine) -> Ingestion:
-    """The ingestion queue and dispatcher over the engine's store; new names make the resolver forget its answers."""
+    """The ingestion queue and dispatcher over the engine's store; new names make the resolver forget its answers,
+    and the windows written to the engine's remembered evidence."""
     def forget(extracted: list[Extracted]) -> None:
         live: ScoringEngine | None = getattr(app.state, "engine", None)
         if live is not None:
+            live.evidence.forget({int(r["window"]) for e in extracted for r in e.triples})  # type: ignore[call-overload]
             live.names.forget({str(r[side]) for e in extracted for r in e.triples for side in ("subj", "obj")})
 
     return Ingestion(queue_path(settings.ingest_queue, engine.store), engine.store, workers=settings.ingest_workers,

@@ -189,13 +189,13 @@ class Ingestor:
             self.queue.release(ids, f"store write failed: {exc}", failed=False)
             self._stop.wait(STORE_RETRY_SECONDS)
             return
+        if self.on_written is not None:  # before the articles read as indexed: a client then asking sees them
+            try:
+                self.on_written(extracted)
+            except Exception:
+                log.exception("ingestion: after-write hook failed")
         self.queue.done([(e.id, len(e.triples)) for e in extracted])
         self.stats.batches += 1
         self.stats.articles += len(extracted)
         self.stats.triples_written += written
         self._done_at.append((time.monotonic(), len(extracted)))
-        if self.on_written is not None:
-            try:
-                self.on_written(extracted)
-            except Exception:
-                log.exception("ingestion: after-write hook failed")

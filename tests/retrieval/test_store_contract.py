@@ -221,6 +221,10 @@ def test_names_for_finds_aliases_then_whole_word_prefixes_and_suffixes(store: An
     assert store.names_for("gone") == [] and store.names_for("hawaii") == []
     assert store.names_for("obama_fan") == [NameMatch("100% obama_fan", "person", 1, "suffix")]
     assert store.names_for("%") == [] and store.names_for("obama fan") == []
+    # `rules` asks for some kinds only, each answered as in the whole answer.
+    for name in ("obama", "new jersey bell", "opec"):
+        for rules in (("alias",), ("prefix", "suffix"), ("suffix",), ()):
+            assert store.names_for(name, rules=rules) == [m for m in store.names_for(name) if m.how in rules]
     # Re-adding an alias replaces it; dropping the store forgets them.
     store.add_aliases([Alias("obama", "person", "michelle obama", 1)])
     assert store.names_for("obama")[0] == NameMatch("michelle obama", "person", 1, "alias")

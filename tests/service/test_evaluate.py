@@ -185,3 +185,22 @@ def test_cli_compare_prints_the_table_and_writes_json(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["compare", str(tmp_path), "--baseline", "cos"])
     assert bad.exit_code == 2
     assert bad.stderr == "error: no scores for 'cos'; the run holds: binc, lin\n"
+
+
+def test_interleave_sends_each_batch_to_its_scorers_spacing_apart() -> None:
+    """Every request goes out once; a scorer's batches keep their order; a batch reaches the next scorer at least
+    `spacing` requests after the one before (answered by then, so the service reuses its evidence)."""
+    from service.evaluate import interleave
+
+    batches = [[{"id": f"e{k}"}] for k in range(7)]
+    per_scorer = [[(s, b) for b in batches[:n]] for s, n in (("exact", 7), ("binc", 7), ("lin", 3))]
+    jobs = interleave(per_scorer, 4)
+    assert sorted((s, b[0]["id"]) for s, b in jobs) == sorted((s, b[0]["id"]) for js in per_scorer for s, b in js)
+    place = {(s, b[0]["id"]): i for i, (s, b) in enumerate(jobs)}
+    for s, n in (("exact", 7), ("binc", 7), ("lin", 3)):
+        assert [place[(s, f"e{k}")] for k in range(n)] == sorted(place[(s, f"e{k}")] for k in range(n))
+    for k in range(7):
+        assert place[("binc", f"e{k}")] - place[("exact", f"e{k}")] >= 4
+    for k in range(3):
+        assert place[("lin", f"e{k}")] - place[("binc", f"e{k}")] >= 4
+    assert interleave([[("binc", b) for b in batches]], 4) == [("binc", b) for b in batches]
