@@ -263,10 +263,12 @@ class GraphSet:
             for i in members:
                 q = queries[i]
                 if a != b:
-                    p, h = index.get(q.premise + (reverse if q.premise_reversed else forward)), h_row
+                    p_slots, h_slots = (reverse if q.premise_reversed else forward), forward
+                    p, h = index.get(q.premise + p_slots), h_row
                 else:  # same-type graphs read a canonical mirror of the pair, which depends on both sides
                     p_node, h_node = _typed_pair(q)
                     p, h = index.get(p_node), index.get(h_node)
+                    p_slots, h_slots = _slots_of(p_node), _slots_of(h_node)
                 if p is not None and h is not None:
                     stages[i], found[i] = "typed", [(name, [p], [h])]
                     continue
@@ -275,9 +277,11 @@ class GraphSet:
                 if fuzzy:
                     if h_fuzzy is None:
                         h_fuzzy = self._readings(hypothesis).get(name, [])
-                    hs = h_fuzzy
+                    # Readings in the orientation the query reads each side in: a reading of the premise with its
+                    # arguments the other way around would turn "X bought Y" into evidence that Y bought X.
+                    hs = self._oriented(typed, h_fuzzy, h_slots)
                     if hs or smooth:  # without fuzzy rows of the hypothesis the premise's matter to smoothing only
-                        ps = self._readings(q.premise).get(name, [])
+                        ps = self._oriented(typed, self._readings(q.premise).get(name, []), p_slots)
                     if ps and hs:
                         stages[i], found[i] = "fuzzy", [(name, ps, hs)]
                         continue
@@ -289,15 +293,30 @@ class GraphSet:
                 backoff.append(i)
         if not backoff or not fuzzy:
             return
-        # Cross-graph backoff: every graph knowing both predicates (any orientation) gives one score.
+        # Cross-graph backoff: every graph knowing both predicates gives one score, over the readings whose
+        # arguments line up as the query's do (the hypothesis' slot order, the premise's the same or swapped).
         h_graphs = self._readings(hypothesis)
         if not h_graphs:
             return
+        h_by_slots: dict[str, list[tuple[str, list[int]]]] = {}  # graph -> the hypothesis' readings by slot order
         for i in backoff:
-            p_graphs = self._readings(queries[i].premise)
+            q = queries[i]
+            p_graphs = self._readings(q.premise)
             # Readings are keyed by graph name in order: walking the smaller keeps that order, with no sort.
             fewer, more = (p_graphs, h_graphs) if len(p_graphs) < len(h_graphs) else (h_graphs, p_graphs)
-            common = [(name, p_graphs[name], h_graphs[name]) for name in fewer if name in more]
+            common: list[Found] = []
+            for name in fewer:
+                if name not in more:
+                    continue
+                graph = self.graphs[name]
+                if name not in h_by_slots:
+                    h_by_slots[name] = [(slots, self._oriented(graph, h_graphs[name], slots))
+                                        for slots in dict.fromkeys(_slots_of(graph.nodes[r]) for r in h_graphs[name])
+                                        if slots]
+                for slots, h_rows in h_by_slots[name]:
+                    p_rows = self._oriented(graph, p_graphs[name], _swapped(slots) if q.premise_reversed else slots)
+                    if p_rows:
+                        common.append((name, p_rows, h_rows))
             if common:
                 stages[i], found[i] = "backoff", common
 
@@ -307,6 +326,13 @@ class GraphSet:
         found: dict[int, list[Found]] = {}
         self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found)
         return stages[0], found.get(0, [])
+
+    def _oriented(self, graph: Graph, rows: list[int], slots: str) -> list[int]:
+        """The rows among `rows` whose slot types come in this order (`#person#location`)."""
+        if not rows:
+            return rows
+        mask = self._slot_mask(graph, slots)
+        return [r for r in rows if mask[r]]
 
     def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
         """Which nodes of a graph have these slot types in this order (`#person#location`)."""
@@ -481,6 +507,12 @@ def _typed_pair(q: Query) -> tuple[str, str]:
     if (min(m_p, m_h), max(m_p, m_h)) < (min(p_node, h_node), max(p_node, h_node)):
         return m_p, m_h
     return p_node, h_node
+
+
+def _swapped(slots: str) -> str:
+    """The same slot types the other way around: `#person#location` -> `#location#person`."""
+    _, first, second = slots.split("#")
+    return f"#{second}#{first}"
 
 
 def _slots_of(node: str) -> str:

@@ -165,3 +165,21 @@ def test_split_filter_keeps_other_periods_out_of_the_graphs(tmp_path: Path) -> N
     assert any("own" in n for g in GraphSet.load(tmp_path / "all").graphs.values() for n in g.nodes)
     with pytest.raises(ArtefactError, match="no triples"):
         build_graphs(folder, tmp_path / "none", BuildParams(splits=("DEV",)), progress=False)
+
+
+def test_fuzzy_and_backoff_keep_the_arguments_order(built: tuple[Path, Path]) -> None:
+    """The hypothesis' own predicate, read with its arguments the other way around, is not the hypothesis:
+    neither fuzzy matching in its typed graph nor backoff through other graphs may pair a node with itself."""
+    gs = GraphSet.load(built[1])
+    graph = gs.graphs["location#person"]
+    one_way = [n.rsplit("#", 2)[0] for n in graph.nodes if n.endswith("#person#location")
+               and n.rsplit("#", 2)[0] + "#location#person" not in graph.index]
+    assert one_way, "the fixture has predicates seen in one orientation only"
+    for p in one_way[:20]:
+        forward, backward = gs.score_batch([Query(p, p, ("person", "location")),
+                                            Query(p, p, ("person", "location"), premise_reversed=True)]).scores
+        row = graph.index[p + "#person#location"]
+        assert forward == pytest.approx(float(graph.csr("binc")[row, row]), abs=0)
+        assert backward == 0.0
+        # Through other graphs (no typed graph for these types), the same holds.
+        assert gs.score_batch([Query(p, p, ("medicine", "disease"), premise_reversed=True)]).scores[0] == 0.0

@@ -105,29 +105,49 @@ def _reference(graphs: GraphSet, q: Query, measure: str) -> tuple[str, float]:
                 rows.append(graphs.graphs[e.graph].index[e.node])
         return out
 
+    def slots(graph_name_: str, row: int) -> str:
+        parts = graphs.graphs[graph_name_].nodes[row].rsplit("#", 2)
+        return f"#{parts[1]}#{parts[2]}"
+
+    def swap(order: str) -> str:
+        _, x, y = order.split("#")
+        return f"#{y}#{x}"
+
     found: list[tuple[str, list[int], list[int]]] = []
     stage = "none"
     typed = graphs.graphs.get(graph_name(*q.types)) if q.typed else None
     if typed is not None:
         p_node, h_node = _typed_pair(q)
         p, h = typed.index.get(p_node), typed.index.get(h_node)
-        ps, hs = readings(q.premise).get(typed.name, []), readings(q.hypothesis).get(typed.name, [])
+        # Fuzzy readings keep each side's orientation: the premise's slot order, the hypothesis'.
+        p_order, h_order = "#" + "#".join(p_node.rsplit("#", 2)[1:]), "#" + "#".join(h_node.rsplit("#", 2)[1:])
+        ps = [r for r in readings(q.premise).get(typed.name, []) if slots(typed.name, r) == p_order]
+        hs = [r for r in readings(q.hypothesis).get(typed.name, []) if slots(typed.name, r) == h_order]
         if p is not None and h is not None:
             stage, found = "typed", [(typed.name, [p], [h])]
         elif ps and hs:
             stage, found = "fuzzy", [(typed.name, ps, hs)]
     if stage == "none":
+        # Backoff pairs readings whose arguments line up as the query's: same slot order, or swapped if reversed.
         rp, rh = readings(q.premise), readings(q.hypothesis)
-        common = sorted(rp.keys() & rh.keys())
-        if common:
-            stage, found = "backoff", [(name, rp[name], rh[name]) for name in common]
+        for name in sorted(rp.keys() & rh.keys()):
+            for order in dict.fromkeys(slots(name, r) for r in rh[name]):
+                want = swap(order) if q.premise_reversed else order
+                p_rows = [r for r in rp[name] if slots(name, r) == want]
+                h_rows = [r for r in rh[name] if slots(name, r) == order]
+                if p_rows and h_rows:
+                    found.append((name, p_rows, h_rows))
+        if found:
+            stage = "backoff"
     if not found:
         return stage, 0.0
-    best = [max(_edge(graphs, name, measure, p, h) for p in ps for h in hs) for name, ps, hs in found]
+    per_graph: dict[str, float] = {}  # the best pair of each graph, over every slot order read there
+    for name, ps, hs in found:
+        per_graph[name] = max(per_graph.get(name, 0.0), max(_edge(graphs, name, measure, p, h) for p in ps for h in hs))
     total = 0.0
-    for b in best:
-        total += b
-    return stage, total / len(best)
+    for name in sorted(per_graph):
+        total += per_graph[name]
+    return stage, total / len(per_graph)
 
 
 def test_grouped_resolution_equals_one_query_at_a_time(any_graphs: GraphSet) -> None:
@@ -155,7 +175,11 @@ def test_grouped_resolution_equals_one_query_at_a_time(any_graphs: GraphSet) -> 
         expected = [_reference(graphs, q, measure) for q in queries]
         assert batch.stage == [stage for stage, _ in expected], measure
         assert batch.scores.tolist() == [score for _, score in expected], measure
-    assert {"typed", "fuzzy", "backoff", "none"} <= set(graphs.score_batch(queries, "binc").stage)
+    stages = set(graphs.score_batch(queries, "binc").stage)
+    assert {"typed", "backoff", "none"} <= stages
+    # A fuzzy reading must keep both sides' orientation: the small fixture has none to find, the corpus' graphs do.
+    if sum(len(g.nodes) for g in graphs.graphs.values()) > 1000:
+        assert "fuzzy" in stages
 
 
 def test_lookup_scores_equals_dense_reference() -> None:
