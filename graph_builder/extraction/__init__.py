@@ -16,7 +16,7 @@ from spacy.language import Language
 from spacy.pipeline import AttributeRuler
 from spacy.tokens import Doc
 
-from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS
+from graph_builder.extraction.arguments import ARGUMENT_MEMO, SKIPPED_ENTITY_LABELS
 from graph_builder.extraction.attributes import memo_ruler
 from graph_builder.extraction.lemmas import add_lemma_fix
 from graph_builder.extraction.parsers import (  # noqa: F401 (the registry is re-exported here)
@@ -117,6 +117,15 @@ def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
     whose arguments the user already chose).
     """
     out = []
+    doc.user_data[ARGUMENT_MEMO] = {}
+    try:
+        _read_sentences(doc, require_entity, out)
+    finally:
+        del doc.user_data[ARGUMENT_MEMO]
+    return out
+
+
+def _read_sentences(doc: Doc, require_entity: bool, out: list[SentenceTriples]) -> None:
     for index, sent in enumerate(doc.sents):
         if len(sent.text) > MAX_SENTENCE_CHARS:
             continue
@@ -129,7 +138,6 @@ def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
                     seen.add(key)
                     relations.append(rel)
         out.append(SentenceTriples(index, sent.text.strip(), relations))
-    return out
 
 
 def relation_dict(rel: Relation) -> dict[str, object]:
