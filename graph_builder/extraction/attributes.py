@@ -2,7 +2,7 @@
 
 The small English pipeline's attribute ruler maps tags to parts of speech and morphology with 179 one- and two-token
 patterns over TAG, LOWER, DEP and IS_SPACE. spaCy runs them through its Matcher and sets each match's attributes with
-a Python call per match: 12% of the sentence path's CPU time, more than the parser. Every one-token pattern's outcome
+a Python call per match: 13% of the sentence path's CPU time, more than the parser. Every one-token pattern's outcome
 depends only on the token's (tag, lower-case form, dependency label, is-space), so `MemoAttributeRuler` looks each
 distinct tuple up once, keeps which patterns it matches, and sets a token's merged attributes with one call. Two-token
 patterns ("gon na", "let 's", an expletive before "is") are checked over adjacent tokens from the same memo. The
