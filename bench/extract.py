@@ -5,7 +5,8 @@ are timed in CPU seconds (the host steals CPU, which swings wall time between id
 - bare: `nlp.pipe(texts)` with every pipeline component, nothing else (spaCy's own speed, the baseline);
 - document path (extractor v1): the same parse, then egqa's rules on every sentence;
 - sentence path (extractor v2, what `egqa extract` runs): rule sentence splitting, a sentence cache, a capital-letter
-  filter, the entity recogniser on the rest, and the tagger/parser/lemmatiser only where an entity can be an argument.
+  filter, the entity recogniser on the rest, and the tagger/parser/lemmatiser only where an entity can be an argument
+  (the attribute ruler from its memo: graph_builder/extraction/attributes.py).
 With `--parsers sm md` every path runs once per parser on the same texts, interleaved, and the md/sm CPU ratios of
 the same run are printed. Then the sharded pipeline (first parser) with 1 and 2 worker processes, next to a pure-CPU
 control of the machine's parallelism.

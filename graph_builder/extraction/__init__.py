@@ -6,15 +6,18 @@ import ctypes
 import gc
 import logging
 import threading
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from contextlib import contextmanager
 from functools import lru_cache
 
 from spacy.language import Language
+from spacy.pipeline import AttributeRuler
 from spacy.tokens import Doc
 
-from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS
+from graph_builder.extraction.arguments import ARGUMENT_MEMO, SKIPPED_ENTITY_LABELS
+from graph_builder.extraction.attributes import memo_ruler
 from graph_builder.extraction.lemmas import add_lemma_fix
 from graph_builder.extraction.parsers import (  # noqa: F401 (the registry is re-exported here)
     DEFAULT_PARSER,
@@ -114,6 +117,15 @@ def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
     whose arguments the user already chose).
     """
     out = []
+    doc.user_data[ARGUMENT_MEMO] = {}
+    try:
+        _read_sentences(doc, require_entity, out)
+    finally:
+        del doc.user_data[ARGUMENT_MEMO]
+    return out
+
+
+def _read_sentences(doc: Doc, require_entity: bool, out: list[SentenceTriples]) -> None:
     for index, sent in enumerate(doc.sents):
         if len(sent.text) > MAX_SENTENCE_CHARS:
             continue
@@ -126,7 +138,6 @@ def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
                     seen.add(key)
                     relations.append(rel)
         out.append(SentenceTriples(index, sent.text.strip(), relations))
-    return out
 
 
 def relation_dict(rel: Relation) -> dict[str, object]:
@@ -225,7 +236,8 @@ class SentenceParser:
     A triple needs a named-entity argument, so: split sentences by rule; answer a sentence seen before
     from a cache (story updates repeat sentences); skip a sentence with no capitalised word (it cannot
     hold a name); run the entity recogniser (which has its own token vectors) on the rest; and run the
-    tagger, parser and lemmatiser only on sentences with an entity that can be an argument.
+    tagger, parser and lemmatiser only on sentences with an entity that can be an argument. The attribute
+    ruler runs from a memo of its matches (`attributes.MemoAttributeRuler`, the same attributes).
     """
 
     nlp: Language
@@ -244,7 +256,7 @@ class SentenceParser:
     def parse(self, texts: Sequence[str]) -> list[list[SentenceTriples]]:
         """Return, for each cleaned article text (one paragraph per line), its sentences with their triples."""
         ner = self.nlp.get_pipe("ner")
-        rest = [proc for name, proc in self.nlp.pipeline if name != "ner"]
+        rest = [_memo_ruler(proc) for name, proc in self.nlp.pipeline if name != "ner"]
         articles = [article_sentences(t) for t in texts]
         results: dict[tuple[int, int], tuple[int, tuple[PlainRelation, ...]]] = {}
         pending: dict[str, list[tuple[int, int]]] = {}
@@ -300,6 +312,19 @@ class SentenceParser:
         if len(self._cache) >= self.cache_size:
             self._cache.clear()  # story updates repeat sentences within days; an old cache rarely pays
         self._cache[text] = value
+
+
+_MEMO_RULERS: weakref.WeakKeyDictionary[object, object] = weakref.WeakKeyDictionary()
+
+
+def _memo_ruler(proc: object) -> object:
+    """The memo ruler of a loaded pipeline's attribute ruler, one per ruler so its memo outlives a SentenceParser
+    and goes with the pipeline (other components as they are)."""
+    if not isinstance(proc, AttributeRuler):
+        return proc
+    if proc not in _MEMO_RULERS:
+        _MEMO_RULERS[proc] = memo_ruler(proc)
+    return _MEMO_RULERS[proc]
 
 
 def _dedupe(relations: tuple[PlainRelation, ...]) -> tuple[PlainRelation, ...]:

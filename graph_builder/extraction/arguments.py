@@ -136,8 +136,23 @@ def _join_norm(norm: str, surface: str) -> str:
     return norm
 
 
+# The rules ask for the same token's argument many times (slots, measures, inheritance): doc_triples keeps the
+# answers in the doc's user_data under this key while it reads the doc, and removes them when done.
+ARGUMENT_MEMO = "egqa.arguments"
+
+
 def argument_of(head: Token) -> Argument | None:
     """Return the argument whose head is `head`, or None if it cannot be one (pronoun, date, amount, ...)."""
+    memo = head.doc.user_data.get(ARGUMENT_MEMO)
+    if memo is None:
+        return _argument_of(head)
+    i = head.i
+    if i not in memo:
+        memo[i] = _argument_of(head)
+    return memo[i]
+
+
+def _argument_of(head: Token) -> Argument | None:
     if head.pos_ not in ARGUMENT_POS or head.like_num or head.lower_ in UNIT_WORDS:
         return None
     ent = _entity_of(head)

@@ -1,0 +1,79 @@
+"""The sentence path's shortcuts give exactly what spaCy's own components give (speed is measured in bench/, not here)."""
+
+from __future__ import annotations
+
+from spacy.pipeline import AttributeRuler
+from spacy.tokens import Doc
+
+from graph_builder.extraction import SentenceParser, doc_triples, load_pipeline, plain
+from graph_builder.extraction.attributes import MemoAttributeRuler, memo_ruler
+
+# Sentences written for the test: made-up names, contractions the two-token patterns rewrite ("gon na", "let 's",
+# "ai n't"), an expletive before "is", pronouns whose case the parse decides, and runs of spaces.
+SENTENCES = [
+    "Acme Corp said on Monday it would buy Widget Inc from Zorblat AG for 3 million euros.",
+    "We 're gon na win this, y' all, Jane Smith told Brightwater Bank.",
+    "Let 's see what Orvex does  next;   it ai n't over.",
+    "There is a plan, and it is to sell the unit to Halvard Group, which Morgan Quill runs.",
+    "I told you that it was Kestrel Partners that hired me, not Dunmore Ltd.",
+]
+
+
+def _parsed(texts: list[str]) -> list[Doc]:
+    """Docs as the attribute ruler receives them: tokenised, tagged and parsed."""
+    nlp = load_pipeline()
+    docs = [nlp.make_doc(t) for t in texts]
+    for name in ("tok2vec", "tagger", "parser"):
+        docs = list(nlp.get_pipe(name).pipe(docs))
+    return docs
+
+
+def _attributes(doc: Doc) -> list[tuple[str, str, str, str, str]]:
+    return [(t.tag_, t.pos_, str(t.morph), t.lemma_, t.dep_) for t in doc]
+
+
+def test_memo_ruler_sets_what_spacys_attribute_ruler_sets() -> None:
+    nlp = load_pipeline()
+    ruler = nlp.get_pipe("attribute_ruler")
+    memo = memo_ruler(ruler)
+    assert isinstance(memo, MemoAttributeRuler)
+    docs = _parsed(SENTENCES)
+    expected = [_attributes(ruler(Doc(nlp.vocab).from_bytes(d.to_bytes()))) for d in docs]
+    for _ in range(2):  # the second time every token comes from the memo
+        got = [_attributes(memo(Doc(nlp.vocab).from_bytes(d.to_bytes()))) for d in docs]
+        assert got == expected
+    by_word = {token.text: attributes for doc in docs for token, attributes in zip(doc, _attributes(memo(doc)))}
+    assert by_word["gon"][3] == "go" and by_word["na"][3] == "to"  # two-token patterns reached
+    assert by_word["'re"][1] == "AUX" and by_word["'re"][3] == "be"
+
+
+def test_memo_ruler_word_classes_keep_regex_and_named_words_apart() -> None:
+    """Words no pattern names share one memo entry; a word a regex matches ("nothin'") or a pattern names does not."""
+    nlp = load_pipeline()
+    memo = memo_ruler(nlp.get_pipe("attribute_ruler"))
+    assert isinstance(memo, MemoAttributeRuler)
+    strings = nlp.vocab.strings
+    assert memo._word(strings.add("zorblat")) == memo._word(strings.add("quillon"))
+    assert memo._word(strings.add("nothin'")) == strings["nothin'"]
+    assert memo._word(strings.add("ai")) == strings["ai"]
+
+
+def test_memo_ruler_keeps_spacys_ruler_for_patterns_it_cannot_read() -> None:
+    nlp = load_pipeline()
+    ruler = AttributeRuler(nlp.vocab)
+    ruler.add([[{"LOWER": "acme", "OP": "+"}]], {"POS": "PROPN"})
+    assert memo_ruler(ruler) is ruler
+    ruler = AttributeRuler(nlp.vocab)
+    ruler.add([[{"SHAPE": "Xxxx"}]], {"POS": "PROPN"})
+    assert memo_ruler(ruler) is ruler
+
+
+def test_sentence_path_gives_the_full_pipelines_triples() -> None:
+    """SentenceParser (recogniser first, memo ruler) and the whole pipeline on each sentence give the same triples."""
+    nlp = load_pipeline()
+    parsed = SentenceParser(nlp, cache_size=0).parse(["\n".join(SENTENCES)])
+    ours = [[(r.subj.norm, r.predicate, r.obj.norm, r.subj.type, r.obj.type) for r in s.relations] for s in parsed[0]]
+    full = [[(r.subj.norm, r.predicate, r.obj.norm, r.subj.type, r.obj.type)
+             for st in doc_triples(nlp(s.text)) for r in map(plain, st.relations)] for s in parsed[0]]
+    assert ours == full
+    assert sum(map(len, ours)) >= 4
