@@ -8,6 +8,7 @@ import scipy.sparse as sp
 
 from graph_builder.graphs.globalstep import (GlobalParams, TypedGraph, _candidate_keys, _Instances, _keys,
                                              _node_keys, _pull_rows, _sorted_unique, _SortedUnion, global_step)
+from graph_builder.graphs.measures import TopKEdges, select_edges
 from tests.graph_builder.test_graph_global import tiny_graphs
 
 
@@ -105,3 +106,24 @@ def test_global_step_is_the_same_for_any_block_and_chunk_size(seed: int) -> None
         for a, b in zip(global_step(graphs, params, top_k=3), want):
             assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
             assert np.array_equal(a.data, b.data)
+
+
+@pytest.mark.parametrize("block_edges", [1, 37, 1 << 20])
+def test_top_k_edges_pruned_a_block_of_rows_at_a_time_equal_one_prune_of_everything(block_edges: int) -> None:
+    rng = np.random.default_rng(7)
+    rows = rng.integers(0, 60, 3000).astype(np.int32)
+    cols = rng.integers(0, 60, 3000).astype(np.int32)
+    keys = np.unique(rows.astype(np.int64) * 60 + cols, return_index=True)[1]  # edges do not repeat
+    rows, cols = rows[np.sort(keys)], cols[np.sort(keys)]
+    vals = rng.integers(0, 8, rows.size) / 8  # many ties at the top_k-th score
+    want = select_edges(rows, cols, vals, top_k=5, min_score=0.25, by_row=True)
+    acc = TopKEdges(5, 0.25, min_pending=40, block_edges=block_edges)  # compacted many times
+    for part in np.array_split(np.arange(rows.size), 23):
+        acc.add(rows[part], cols[part], vals[part])
+    got = acc.result()
+    assert want[0].size > 200
+    for a, b in zip(got, want):  # the same edges in the same order, of the same types
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    empty = TopKEdges(5)
+    empty.add(rows[:0], cols[:0], vals[:0])
+    assert [x.dtype for x in empty.result()] == [np.int32, np.int32, np.float64]
