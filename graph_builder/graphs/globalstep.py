@@ -166,15 +166,25 @@ class _Instances:
         n_preds = self.pred_count.size
         return (self.r[i] * n_preds + self.r[j]) * 2 + (self.o[i] == self.o[j])
 
-    def key_chunks(self, keys: IntArray, max_instances: int) -> list[tuple[int, int]]:
-        """Split sorted keys into runs whose instances (an upper bound) stay under max_instances."""
+    def key_chunks(self, keys: IntArray, max_instances: int, piece: int = 1 << 22) -> list[tuple[int, int]]:
+        """Split sorted keys into runs whose instances (an upper bound) stay under max_instances.
+
+        The running bound is summed a piece of keys at a time, so it never takes 8 bytes for every key."""
         n_preds = self.pred_count.size
-        bound = np.cumsum(self.pred_count[(keys // 2) // n_preds])
         cuts = [0]
-        while cuts[-1] < keys.size:
-            base = bound[cuts[-1] - 1] if cuts[-1] else 0
-            nxt = int(np.searchsorted(bound, base + max_instances, side="right"))
-            cuts.append(max(nxt, cuts[-1] + 1))
+        cut_base = 0  # instances of the keys before the last cut
+        offset = 0  # instances of the keys before the piece
+        for s in range(0, keys.size, piece):
+            e = min(s + piece, keys.size)
+            bound = offset + np.cumsum(self.pred_count[(keys[s:e] // 2) // n_preds])
+            while cuts[-1] < e:
+                nxt = s + int(np.searchsorted(bound, cut_base + max_instances, side="right"))
+                if nxt == e < keys.size:  # the run goes on into the next piece
+                    break
+                nxt = max(nxt, cuts[-1] + 1)
+                cuts.append(nxt)
+                cut_base = int(bound[nxt - 1 - s]) if nxt > s else offset
+            offset = int(bound[-1])
         return list(zip(cuts[:-1], cuts[1:]))
 
     def expand(self, keys: IntArray) -> tuple[IntArray, IntArray, IntArray]:
@@ -220,17 +230,14 @@ def _row_dots(a: sp.csr_matrix, rows: IntArray, cols: IntArray, chunk: int = 655
     return out
 
 
-def _pull_keys(pi: sp.csr_matrix, w: sp.csr_matrix, block_rows: int) -> tuple[IntArray, FloatArray]:
-    """Sorted keys and values of Pi W + W Pi off the diagonal, a block of rows at a time (no full matrix)."""
+def _pull_rows(pi: sp.csr_matrix, w: sp.csr_matrix, rows: IntArray) -> tuple[IntArray, FloatArray]:
+    """Sorted keys and values of Pi W + W Pi in the given rows (sorted, distinct), and only those rows.
+
+    A row of a sparse product depends on that row alone, so each value equals the whole table's to the bit:
+    a chunk of candidates computes the rows it needs instead of the round holding the whole table."""
     n = w.shape[0]
-    keys, vals = [], []
-    for s in range(0, n, block_rows):
-        e = min(s + block_rows, n)
-        k, v = _keys(pi[s:e] @ w + w[s:e] @ pi)
-        off = (k // n + s != k % n) & (v != 0)
-        keys.append(k[off] + np.int64(s) * n)
-        vals.append(v[off])
-    return (np.concatenate(keys), np.concatenate(vals)) if keys else (np.zeros(0, np.int64), np.zeros(0))
+    k, v = _keys(pi[rows] @ w + w[rows] @ pi)
+    return rows[k // n] * n + k % n, v
 
 
 def _in_threads(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
@@ -249,11 +256,62 @@ def _in_threads(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Itera
             yield pending.popleft().result()
 
 
-def _untyped_keys(inst: _Instances, n: int, *typed: IntArray, chunk: int = 1 << 22) -> IntArray:
-    """Sorted distinct untyped edge keys of typed edge keys i * n + j, a chunk at a time."""
-    parts = [_sorted_unique(inst.edge_key(k[s:s + chunk] // n, k[s:s + chunk] % n))
-             for k in typed for s in range(0, k.size, chunk)]
-    return _sorted_unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+class _SortedUnion:
+    """Distinct integers arriving part by part, merged with what is kept whenever the pending parts outgrow it,
+    so memory stays near the distinct values (twice, while merging) however many repeats arrive."""
+
+    def __init__(self, dtype: type[np.integer[Any]], min_pending: int = 1 << 22) -> None:
+        self.dtype = dtype
+        self.min_pending = min_pending
+        self._parts: list[npt.NDArray[np.integer[Any]]] = []
+        self._kept = 0
+        self._pending = 0
+
+    def add(self, values: IntArray) -> None:
+        """Add some values (any order, repeats allowed)."""
+        self._parts.append(_sorted_unique(values.astype(self.dtype, copy=False)))
+        self._pending += int(self._parts[-1].size)
+        if self._pending > max(self._kept, self.min_pending):
+            self._merge()
+
+    def _merge(self) -> None:
+        merged = np.concatenate(self._parts) if len(self._parts) > 1 else self._parts[0]
+        self._parts = []
+        merged.sort()  # in place: the concatenation is ours
+        merged = merged[np.r_[True, merged[1:] != merged[:-1]]] if merged.size else merged
+        self._parts = [merged]
+        self._kept, self._pending = int(merged.size), 0
+
+    def result(self) -> npt.NDArray[np.integer[Any]]:
+        """Return the distinct values, sorted."""
+        if not self._parts:
+            return np.zeros(0, self.dtype)
+        if self._pending:
+            self._merge()
+        return self._parts[0]
+
+
+def _key_dtype(inst: _Instances) -> type[np.integer[Any]]:
+    """The smallest unsigned type holding every untyped edge key (32 bits up to 46,340 untyped predicates)."""
+    n_preds = inst.pred_count.size
+    return np.uint32 if 2 * n_preds * n_preds <= 2**32 else np.int64
+
+
+def _candidate_keys(inst: _Instances, n: int, pi: sp.csr_matrix, w: sp.csr_matrix, block_rows: int,
+                    *typed: IntArray, chunk: int = 1 << 22) -> npt.NDArray[np.integer[Any]]:
+    """Sorted distinct untyped edge keys of typed edge keys i * n + j and of the entries of Pi W + W Pi off the
+    diagonal; the product is computed a block of rows at a time and only its untyped keys kept."""
+    union = _SortedUnion(_key_dtype(inst))
+    for k in typed:
+        for s in range(0, k.size, chunk):
+            union.add(inst.edge_key(k[s:s + chunk] // n, k[s:s + chunk] % n))
+    for s in range(0, n, block_rows):
+        e = min(s + block_rows, n)
+        k, v = _keys(pi[s:e] @ w + w[s:e] @ pi)
+        rows, cols = k // n + s, k % n
+        off = (rows != cols) & (v != 0)
+        union.add(inst.edge_key(rows[off], cols[off]))
+    return union.result()
 
 
 def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParams(),
@@ -275,6 +333,7 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
             partner[offsets[gid]:offsets[gid + 1]] = np.where(p >= 0, p + offsets[gid], -1)
     eps = params.epsilon
     w = w0
+    del w0  # its keys stay; the matrix goes once the first round has replaced w
     for round_ in range(params.iterations):
         w_keys, w_vals = _keys(w)
         wt = sp.csr_matrix(w.T)
@@ -282,17 +341,17 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         pi = sp.csr_matrix(big.multiply(big.T))
         pi.eliminate_zeros()
         pi_row = np.asarray(pi.sum(axis=1)).ravel()
-        pull_keys, pull_vals = _pull_keys(pi, w, params.block_rows)
-        # Candidates: every instance, in any graph, of an untyped edge with a local score, a score or a pull.
-        all_keys = _untyped_keys(inst, n, w0_keys, w_keys, pull_keys)
+        # Candidates: every instance, in any graph, of an untyped edge with a local score, a score or a pull
+        # (an entry of Pi W + W Pi: the table is never held whole, each chunk computes the rows it needs).
+        all_keys = _candidate_keys(inst, n, pi, w, params.block_rows, w0_keys, w_keys)
         pi_keys, pi_vals = _keys(pi)
         sq_row = np.asarray(w.multiply(w).sum(axis=1)).ravel()
         sq_col = np.asarray(wt.multiply(wt).sum(axis=1)).ravel()
         # Keys a chunk at a time, so the instances in flight stay under max_instances (per worker); the new
         # scores are pruned to top_k as they come, so a round never holds more than about n x top_k of them.
         def update(span: tuple[int, int]) -> tuple[IntArray, IntArray, FloatArray]:
-            ci, cj, vals = _update(inst, all_keys[span[0]:span[1]], n, g, w0_keys, w0_vals, w_keys, w_vals,
-                                   pull_keys, pull_vals, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
+            ci, cj, vals = _update(inst, all_keys[span[0]:span[1]].astype(np.int64), n, g, w0_keys, w0_vals,
+                                   w_keys, w_vals, pi, pi_keys, pi_vals, pi_row, sq_row, sq_col, w, wt, params)
             keep = (vals > 0) & (partner[ci] != cj)
             # Kept edges hold 32-bit node ids when they fit: 16 bytes an edge instead of 24.
             return ci[keep].astype(ids, copy=False), cj[keep].astype(ids, copy=False), vals[keep]
@@ -302,9 +361,9 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
         for part in _in_threads(update, inst.key_chunks(all_keys, params.max_instances), params.workers):
             kept.add(*part)
         r_all, c_all, v_all = kept.result()
-        del kept
-        del all_keys, pull_keys, pull_vals, pi_keys, pi_vals
+        del kept, all_keys, pi_keys, pi_vals, pi, big, wt, w_keys, w_vals, w
         w = sp.csr_matrix((v_all, (r_all, c_all)), shape=(n, n))
+        del r_all, c_all, v_all
         w.sort_indices()
         log.info("global step round %d of %d: %d edges", round_ + 1, params.iterations, w.nnz)
 
@@ -319,7 +378,7 @@ def global_step(graphs: Sequence[TypedGraph], params: GlobalParams = GlobalParam
 
 
 def _update(inst: _Instances, keys: IntArray, n: int, g: IntArray, w0_keys: IntArray, w0_vals: FloatArray,
-            w_keys: IntArray, w_vals: FloatArray, pull_keys: IntArray, pull_vals: FloatArray, pi_keys: IntArray,
+            w_keys: IntArray, w_vals: FloatArray, pi: sp.csr_matrix, pi_keys: IntArray,
             pi_vals: FloatArray, pi_row: FloatArray, sq_row: FloatArray, sq_col: FloatArray, w: sp.csr_matrix,
             wt: sp.csr_matrix, params: GlobalParams) -> tuple[IntArray, IntArray, FloatArray]:
     """One Jacobi update of every instance of the given untyped edge keys: (rows, cols, new scores)."""
@@ -329,7 +388,7 @@ def _update(inst: _Instances, keys: IntArray, n: int, g: IntArray, w0_keys: IntA
     cand = ci * n + cj
 
     # Cross-graph sums: over all instances of the key, minus the candidate's own graph.
-    x_all, w0_ij, pull_ij = _lookups(cand, (w_keys, w_vals), (w0_keys, w0_vals), (pull_keys, pull_vals))
+    x_all, w0_ij, pull_ij = _lookups(cand, (w_keys, w_vals), (w0_keys, w0_vals), _pull_rows(pi, w, _sorted_unique(ci)))
     # pi_ij = w_ij w_ji where both exceed epsilon: looked up only where w_ij does.
     pi_ij = np.zeros(cand.size)
     strong = np.flatnonzero(x_all > params.epsilon)

@@ -310,14 +310,18 @@ class TopKEdges:
 
     Pending parts are pruned together with what is kept whenever they outgrow it, so memory stays
     near (rows x top_k + one part) edges however many candidates arrive, and the result equals one
-    select_edges over all parts (edges must not repeat across parts)."""
+    select_edges over all parts (edges must not repeat across parts). A compaction sorts the pending
+    edges by row and prunes a block of rows at a time, so beside the kept and pending edges it holds
+    only the new kept edges and one block's work, not a sort of everything."""
 
-    def __init__(self, top_k: int | None, min_score: float = 0.0, min_pending: int = 1_000_000) -> None:
+    def __init__(self, top_k: int | None, min_score: float = 0.0, min_pending: int = 1_000_000,
+                 block_edges: int = 1 << 20) -> None:
         self.top_k = top_k
         self.min_score = min_score
         self.min_pending = min_pending
+        self.block_edges = block_edges
         self._parts: list[tuple[IntArray, IntArray, FloatArray]] = []
-        self._kept = 0
+        self._kept: tuple[IntArray, IntArray, FloatArray] | None = None  # ordered by row
         self._pending = 0
 
     def add(self, rows: IntArray, cols: IntArray, vals: FloatArray) -> None:
@@ -327,25 +331,54 @@ class TopKEdges:
             return
         self._parts.append((rows, cols, vals))
         self._pending += int(rows.size)
-        if self._pending > max(self._kept, self.min_pending):
+        kept = 0 if self._kept is None else int(self._kept[0].size)
+        if self._pending > max(kept, self.min_pending):
             self._compact()
 
     def _compact(self) -> None:
-        merged = select_edges(*(np.concatenate(x) for x in zip(*self._parts)), top_k=self.top_k,
-                              min_score=self.min_score, by_row=True)
-        self._parts = [merged]
-        self._kept, self._pending = int(merged[0].size), 0
+        # Pending edges ordered by row, stably: within a row, the kept edges come first and then the pending
+        # ones in arrival order, as in one stable sort of (kept + pending), so every block's pruning and so
+        # the result equal select_edges(..., by_row=True) over them all.
+        parts, self._parts = self._parts, []
+        rows = np.concatenate([p[0] for p in parts])
+        order = np.argsort(rows, kind="stable") if rows.size > 1 and bool(np.any(rows[1:] < rows[:-1])) else None
+        pending = []
+        for i in range(3):
+            column = rows if i == 0 else np.concatenate([p[i] for p in parts])
+            pending.append(column if order is None else column[order])
+            del column
+        del parts, rows, order
+        kept = self._kept if self._kept is not None else tuple(x[:0] for x in pending)
+        self._kept = None
+        # Blocks of rows of about block_edges edges, cut at row starts in both runs.
+        k_rows, p_rows = kept[0], pending[0]
+        total = k_rows.size + p_rows.size
+        hi_row = int(max(k_rows[-1] if k_rows.size else 0, p_rows[-1] if p_rows.size else 0)) + 1
+        n_blocks = max(1, -(-total // self.block_edges))
+        edges = np.unique(np.linspace(0, hi_row, n_blocks + 1).astype(np.int64))
+        k_cut, p_cut = np.searchsorted(k_rows, edges), np.searchsorted(p_rows, edges)
+        out: list[tuple[IntArray, IntArray, FloatArray]] = []
+        for b in range(edges.size - 1):
+            (ka, kb), (pa, pb) = k_cut[b:b + 2], p_cut[b:b + 2]
+            block = [np.concatenate([k[ka:kb], p[pa:pb]]) for k, p in zip(kept, pending)]
+            out.append(select_edges(*block, top_k=self.top_k, min_score=self.min_score, by_row=True))
+        del kept, pending
+        self._kept = tuple(np.concatenate(x) for x in zip(*out))  # type: ignore[assignment]
+        self._pending = 0
 
     def result(self) -> tuple[IntArray, IntArray, FloatArray]:
         """Return the kept edges (rows, cols, scores)."""
-        if not self._parts:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        if self._pending:
-            self._compact()
-        elif len(self._parts) > 1:
+        if self.top_k is None:
+            if not self._parts:
+                return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
             rows, cols, vals = (np.concatenate(x) for x in zip(*self._parts))
             self._parts = [(rows, cols, vals)]
-        return self._parts[0]
+            return rows, cols, vals
+        if self._parts:
+            self._compact()
+        if self._kept is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return self._kept
 
 
 def to_csr(rows: IntArray, cols: IntArray, vals: FloatArray, n: int) -> sp.csr_matrix:
