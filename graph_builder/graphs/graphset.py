@@ -144,6 +144,9 @@ class GraphSet:
         # A predicate's fuzzy readings, remembered (bounded): a batch asks the same predicates again and again.
         # functools' LRU runs in C, a tenth of the cost of a cachetools get on this hot path.
         self._readings: Callable[[str], dict[str, list[int]]] = lru_cache(maxsize=CACHE_SIZE)(self._find_readings)
+        # The same readings of one graph in one slot order, and the slot orders they come in (remembered alike).
+        self._oriented: Callable[[str, str, str], list[int]] = lru_cache(maxsize=CACHE_SIZE)(self._find_oriented)
+        self._slot_orders: Callable[[str, str], tuple[str, ...]] = lru_cache(maxsize=CACHE_SIZE)(self._find_slot_orders)
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -279,9 +282,9 @@ class GraphSet:
                         h_fuzzy = self._readings(hypothesis).get(name, [])
                     # Readings in the orientation the query reads each side in: a reading of the premise with its
                     # arguments the other way around would turn "X bought Y" into evidence that Y bought X.
-                    hs = self._oriented(typed, h_fuzzy, h_slots)
+                    hs = self._oriented(hypothesis, name, h_slots) if h_fuzzy else []
                     if hs or smooth:  # without fuzzy rows of the hypothesis the premise's matter to smoothing only
-                        ps = self._oriented(typed, self._readings(q.premise).get(name, []), p_slots)
+                        ps = self._oriented(q.premise, name, p_slots)
                     if ps and hs:
                         stages[i], found[i] = "fuzzy", [(name, ps, hs)]
                         continue
@@ -298,7 +301,6 @@ class GraphSet:
         h_graphs = self._readings(hypothesis)
         if not h_graphs:
             return
-        h_by_slots: dict[str, list[tuple[str, list[int]]]] = {}  # graph -> the hypothesis' readings by slot order
         for i in backoff:
             q = queries[i]
             p_graphs = self._readings(q.premise)
@@ -308,15 +310,10 @@ class GraphSet:
             for name in fewer:
                 if name not in more:
                     continue
-                graph = self.graphs[name]
-                if name not in h_by_slots:
-                    h_by_slots[name] = [(slots, self._oriented(graph, h_graphs[name], slots))
-                                        for slots in dict.fromkeys(_slots_of(graph.nodes[r]) for r in h_graphs[name])
-                                        if slots]
-                for slots, h_rows in h_by_slots[name]:
-                    p_rows = self._oriented(graph, p_graphs[name], _swapped(slots) if q.premise_reversed else slots)
+                for slots in self._slot_orders(hypothesis, name):
+                    p_rows = self._oriented(q.premise, name, _swapped(slots) if q.premise_reversed else slots)
                     if p_rows:
-                        common.append((name, p_rows, h_rows))
+                        common.append((name, p_rows, self._oriented(hypothesis, name, slots)))
             if common:
                 stages[i], found[i] = "backoff", common
 
@@ -327,12 +324,18 @@ class GraphSet:
         self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found)
         return stages[0], found.get(0, [])
 
-    def _oriented(self, graph: Graph, rows: list[int], slots: str) -> list[int]:
-        """The rows among `rows` whose slot types come in this order (`#person#location`)."""
+    def _find_oriented(self, predicate: str, graph_name_: str, slots: str) -> list[int]:
+        """A predicate's readings in one graph whose slot types come in this order (`#person#location`)."""
+        rows = self._readings(predicate).get(graph_name_, [])
         if not rows:
             return rows
-        mask = self._slot_mask(graph, slots)
+        mask = self._slot_mask(self.graphs[graph_name_], slots)
         return [r for r in rows if mask[r]]
+
+    def _find_slot_orders(self, predicate: str, graph_name_: str) -> tuple[str, ...]:
+        """The slot orders a predicate's readings in one graph come in, in the readings' order."""
+        nodes = self.graphs[graph_name_].nodes
+        return tuple(o for o in dict.fromkeys(_slots_of(nodes[r]) for r in self._readings(predicate)[graph_name_]) if o)
 
     def _slot_mask(self, graph: Graph, slots: str) -> npt.NDArray[np.bool_]:
         """Which nodes of a graph have these slot types in this order (`#person#location`)."""
