@@ -28,7 +28,7 @@ from cachetools import TTLCache
 from graph_builder.entities import ACRONYM_TYPES, company_name, initials
 from graph_builder.extraction import noun_lemma
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from retrieval.protocol import NAME_RULES, EvidenceStore, NameMatch
+from retrieval.protocol import EvidenceStore, NameMatch
 
 DOMINANT_SHARE = 0.9
 CACHE_SECONDS = 600.0  # the store changes only when re-indexed; a batch evaluation asks each name many times
@@ -125,7 +125,7 @@ class NameResolver:
         for asked in dict.fromkeys([name, company]):
             held = self._held(asked, type_hint)
             # Every rule, even for a name held as asked: the others give the alternatives the window may choose.
-            matches = self.store.names_for(asked, rules=NAME_RULES)
+            matches = self.store.names_for(asked)
             aliases = [m for m in matches if m.how == "alias" and _agrees(type_hint, m.type)]
             best = max(aliases, key=lambda m: (m.count, m.name), default=None)
             others = _others(name, type_hint, matches)

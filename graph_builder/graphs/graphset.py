@@ -262,7 +262,6 @@ class GraphSet:
             name, index = typed.name, typed.index
             forward, reverse = f"#{a}#{b}", f"#{b}#{a}"
             h_row = index.get(hypothesis + forward) if a != b else None
-            h_fuzzy: list[int] | None = None  # the hypothesis' fuzzy rows in its typed graph, found when needed
             for i in members:
                 q = queries[i]
                 if a != b:
@@ -278,11 +277,9 @@ class GraphSet:
                 ps: list[int] = []
                 hs: list[int] = []
                 if fuzzy:
-                    if h_fuzzy is None:
-                        h_fuzzy = self._readings(hypothesis).get(name, [])
                     # Readings in the orientation the query reads each side in: a reading of the premise with its
                     # arguments the other way around would turn "X bought Y" into evidence that Y bought X.
-                    hs = self._oriented(hypothesis, name, h_slots) if h_fuzzy else []
+                    hs = self._oriented(hypothesis, name, h_slots)
                     if hs or smooth:  # without fuzzy rows of the hypothesis the premise's matter to smoothing only
                         ps = self._oriented(q.premise, name, p_slots)
                     if ps and hs:
