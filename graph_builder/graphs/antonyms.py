@@ -45,6 +45,16 @@ def _subject_first(predicate: str) -> bool:
     return inside.split(",", 1)[0].endswith(".1")
 
 
+@lru_cache(maxsize=100_000)
+def may_be_contradicted(hypothesis: str) -> bool:
+    """Whether some premise could contradict this hypothesis (`contradicts`): it is not negated, has its
+    subject first and holds a word with an antonym. Most hypotheses do not, and their pairs need no check."""
+    if NEGATED in hypothesis or not _subject_first(hypothesis):
+        return False
+    table = antonyms()
+    return any(word in table for word in _words(hypothesis))
+
+
 def contradicts(premise: str, hypothesis: str, premise_reversed: bool) -> bool:
     """Whether a premise predicate says the opposite of the hypothesis of the same arguments in the same order:
     words of a WordNet verb antonym pair on either side (not shared by both), and neither side negated."""

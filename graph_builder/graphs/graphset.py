@@ -42,6 +42,7 @@ class Query(NamedTuple):
 
 
 Found = tuple[str, list[int], list[int]]  # a graph's name, premise rows and hypothesis rows to score a query by
+Rows = tuple[list[int], list[int], list[int]]  # per graph: query ids, premise rows, hypothesis rows to look up
 Resolved = tuple[str, list[Found]]  # a query's stage (typed, fuzzy, smoothed, backoff, none) and what to score
 
 
@@ -147,6 +148,8 @@ class GraphSet:
         # The same readings of one graph in one slot order, and the slot orders they come in (remembered alike).
         self._oriented: Callable[[str, str, str], list[int]] = lru_cache(maxsize=CACHE_SIZE)(self._find_oriented)
         self._slot_orders: Callable[[str, str], tuple[str, ...]] = lru_cache(maxsize=CACHE_SIZE)(self._find_slot_orders)
+        self._backoff_sides: Callable[[str], tuple[tuple[str, str, str, list[int]], ...]] = lru_cache(
+            maxsize=CACHE_SIZE)(self._find_backoff_sides)
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -232,11 +235,23 @@ class GraphSet:
             graph = self._graph_of[types] = self.graphs.get(graph_name(*types))
             return graph
 
-    def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool) -> tuple[list[str], dict[int, list[Found]]]:
+    @staticmethod
+    def _typed_node_of(graph: Graph | None, hypothesis: str, a: str, b: str) -> bool:
+        """Whether a typed graph holds the hypothesis as a node, in either slot order of a same-type graph."""
+        if graph is None:
+            return False
+        if a != b:
+            return hypothesis + f"#{a}#{b}" in graph.index
+        return hypothesis + f"#{a}_1#{a}_2" in graph.index or hypothesis + f"#{a}_2#{a}_1" in graph.index
+
+    def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool
+                     ) -> tuple[list[str], dict[int, list[Found]], dict[str, Rows]]:
         """Every query's stage, and for each one grounded what to score it by, worked out per hypothesis: a batch
-        asks each hypothesis against many premises, and its side (typed row, readings) is found once."""
+        asks each hypothesis against many premises, and its side (typed row, readings) is found once. Queries
+        grounded by one typed edge go straight into per-graph rows (the third result), the others into `found`."""
         stages = ["none"] * len(queries)
         found: dict[int, list[Found]] = {}
+        typed_rows: dict[str, Rows] = {}
         by_hypothesis: dict[tuple[str, tuple[str, str], bool], list[int]] = {}
         for i, q in enumerate(queries):
             members = by_hypothesis.get((q.hypothesis, q.types, q.typed))
@@ -245,28 +260,48 @@ class GraphSet:
             else:
                 members.append(i)
         for members in by_hypothesis.values():
-            self._resolve_group(queries, members, fuzzy, smooth, stages, found)
-        return stages, found
+            self._resolve_group(queries, members, fuzzy, smooth, stages, found, typed_rows)
+        return stages, found, typed_rows
 
     def _resolve_group(self, queries: Sequence[Query], members: list[int], fuzzy: bool, smooth: bool,
-                       stages: list[str], found: dict[int, list[Found]]) -> None:
-        """Resolve `queries[i]` for i in `members` (one hypothesis, types and `typed` flag) into `stages` and
-        `found`: the typed edge in the hypothesis' orientation, then fuzzy, then (with `smooth`) smoothing,
-        then cross-graph backoff."""
+                       stages: list[str], found: dict[int, list[Found]], typed_rows: dict[str, Rows]) -> None:
+        """Resolve `queries[i]` for i in `members` (one hypothesis, types and `typed` flag) into `stages`, `found`
+        and `typed_rows`: the typed edge in the hypothesis' orientation, then fuzzy, then (with `smooth`)
+        smoothing, then cross-graph backoff."""
         first = queries[members[0]]
         hypothesis, (a, b) = first.hypothesis, first.types
         typed = self._typed_graph(first.types) if first.typed else None
+        if not self._readings(hypothesis) and not self._typed_node_of(typed, hypothesis, a, b):
+            return  # a hypothesis no graph knows: nothing grounds any of its premises (every stage stays none)
         backoff = members
         if typed is not None:
             backoff = []
             name, index = typed.name, typed.index
             forward, reverse = f"#{a}#{b}", f"#{b}#{a}"
             h_row = index.get(hypothesis + forward) if a != b else None
-            for i in members:
+            rest = members
+            if h_row is not None:
+                # One typed edge each for the premises the graph holds: looked up together, no per-query work.
+                p_rows = [index.get(queries[i].premise + (reverse if queries[i].premise_reversed else forward))
+                          for i in members]
+                rest = [i for i, p in zip(members, p_rows, strict=True) if p is None]
+                if len(rest) < len(members):
+                    rows = typed_rows.get(name)
+                    if rows is None:
+                        rows = typed_rows[name] = ([], [], [])
+                    hit = [i for i, p in zip(members, p_rows, strict=True) if p is not None]
+                    rows[0].extend(hit)
+                    rows[1].extend(p for p in p_rows if p is not None)
+                    rows[2].extend([h_row] * len(hit))
+                    for i in hit:
+                        stages[i] = "typed"
+            for i in rest:
                 q = queries[i]
+                if a != b and not smooth and not self._readings(q.premise):
+                    continue  # a premise with no reading in any graph, whose typed node (if any) found no edge
                 if a != b:
                     p_slots, h_slots = (reverse if q.premise_reversed else forward), forward
-                    p, h = index.get(q.premise + p_slots), h_row
+                    p, h = (None if h_row is not None else index.get(q.premise + p_slots)), h_row
                 else:  # same-type graphs read a canonical mirror of the pair, which depends on both sides
                     p_node, h_node = _typed_pair(q)
                     p, h = index.get(p_node), index.get(h_node)
@@ -295,30 +330,36 @@ class GraphSet:
             return
         # Cross-graph backoff: every graph knowing both predicates gives one score, over the readings whose
         # arguments line up as the query's do (the hypothesis' slot order, the premise's the same or swapped).
-        h_graphs = self._readings(hypothesis)
-        if not h_graphs:
+        # The hypothesis' side once: per graph knowing it (in name order), each slot order of its readings, that
+        # order swapped (for a premise read the other way around) and the readings in it.
+        sides = self._backoff_sides(hypothesis)
+        if not sides:
             return
         for i in backoff:
             q = queries[i]
             p_graphs = self._readings(q.premise)
-            # Readings are keyed by graph name in order: walking the smaller keeps that order, with no sort.
-            fewer, more = (p_graphs, h_graphs) if len(p_graphs) < len(h_graphs) else (h_graphs, p_graphs)
+            if not p_graphs:
+                continue
             common: list[Found] = []
-            for name in fewer:
-                if name not in more:
-                    continue
-                for slots in self._slot_orders(hypothesis, name):
-                    p_rows = self._oriented(q.premise, name, _swapped(slots) if q.premise_reversed else slots)
+            for name, slots, swapped, h_rows in sides:
+                if name in p_graphs:
+                    p_rows = self._oriented(q.premise, name, swapped if q.premise_reversed else slots)
                     if p_rows:
-                        common.append((name, p_rows, self._oriented(hypothesis, name, slots)))
+                        common.append((name, p_rows, h_rows))
             if common:
                 stages[i], found[i] = "backoff", common
+
+    def _find_backoff_sides(self, hypothesis: str) -> tuple[tuple[str, str, str, list[int]], ...]:
+        """(graph, slot order, the order swapped, the hypothesis' readings in it) for every graph with readings
+        of the hypothesis, in graph name order, slot orders in the readings' order (`_backoff_sides`)."""
+        return tuple((name, slots, _swapped(slots), self._oriented(hypothesis, name, slots))
+                     for name in self._readings(hypothesis) for slots in self._slot_orders(hypothesis, name))
 
     def _backoff(self, q: Query, fuzzy: bool) -> Resolved:
         """Cross-graph backoff alone (a query smoothing could not ground)."""
         stages = ["none"]
         found: dict[int, list[Found]] = {}
-        self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found)
+        self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found, {})
         return stages[0], found.get(0, [])
 
     def _find_oriented(self, predicate: str, graph_name_: str, slots: str) -> list[int]:
@@ -386,12 +427,12 @@ class GraphSet:
                 inverse[i] = j
             first = unique
         smooth = smoothing is not None and self.embeddings is not None
-        stages, found = self._resolve_all(first, fuzzy, smooth)
+        stages, found, typed_rows = self._resolve_all(first, fuzzy, smooth)
         if smooth:
             pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
             for qid in self._smooth(first, pending, found, smoothing):  # type: ignore[arg-type]
                 stages[qid], found[qid] = self._backoff(first[qid], fuzzy)
-        per_graph: dict[str, tuple[list[int], list[int], list[int]]] = {}  # graph -> (query, premise row, hyp row)
+        per_graph: dict[str, Rows] = typed_rows  # graph -> (query, premise row, hyp row)
         for qid, entries in found.items():
             for name, ps, hs in entries:
                 bucket = per_graph.get(name)

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache
 from graph_builder.errors import InputError
-from graph_builder.graphs.antonyms import contradicts
+from graph_builder.graphs.antonyms import contradicts, may_be_contradicted
 from graph_builder.graphs.graphset import GraphSet, Prepared, Query, Smoothing, check_smoothing
 
 EXACT = "exact"
@@ -77,8 +77,14 @@ class PairBatch:
     def contradictions(self) -> npt.NDArray[np.bool_]:
         """Whether each premise says the opposite of its hypothesis (`graph_builder.graphs.antonyms`)."""
         if self._contradictions is None:
-            self._contradictions = np.array([contradicts(q.premise, q.hypothesis, q.premise_reversed)
-                                             for q in self.queries], dtype=bool)
+            out = np.zeros(len(self.queries), dtype=bool)
+            # Checked pair by pair only for the hypotheses some premise could contradict (few of them).
+            open_ = {h for h in {q.hypothesis for q in self.queries} if may_be_contradicted(h)}
+            if open_:
+                for k, q in enumerate(self.queries):
+                    if q.hypothesis in open_ and contradicts(q.premise, q.hypothesis, q.premise_reversed):
+                        out[k] = True
+            self._contradictions = out
         return self._contradictions
 
     def identity(self) -> npt.NDArray[np.bool_]:
