@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -199,6 +200,9 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
                   "When the service runs with an API key, send it as `Authorization: Bearer KEY` or "
                   "`X-API-Key: KEY` on every route but /health and /ready.")
     app.state.settings = settings  # read by the guards before the lifespan has run
+    # Batches judged side by side in threads share one interpreter lock: they take longer together than one
+    # after another (docs/benchmarks.md), so a batch waits for its turn, blocked and idle, in its worker thread.
+    app.state.batch_gate = threading.BoundedSemaphore(settings.batch_concurrency)
     app.router.route_class = JSONBodyRoute
     install_error_handlers(app)
     key = settings.api_key.get_secret_value() if settings.api_key is not None else None
@@ -240,10 +244,11 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
     def query_batch(body: BatchRequest, request: Request) -> ORJSONResponse:
         """Judge many propositions with the same options; results come back in request order."""
         engine = _engine(request)  # the batch size limit is checked on the raw body (service.guards)
-        answers = engine.judge([q.to_input() for q in body.queries], body.to_options())
-        # The BatchResponse body, written directly: validating what the engine built costs more than judging it.
-        windows = {w: window_json(window_span(w, engine.window_days)) for w in {a.hypothesis.window for a in answers}}
-        return ORJSONResponse({"results": [answer_json(a, windows[a.hypothesis.window]) for a in answers]})
+        with request.app.state.batch_gate:  # EGQA_BATCH_CONCURRENCY batches at a time; the others wait, idle
+            answers = engine.judge([q.to_input() for q in body.queries], body.to_options())
+            # The BatchResponse body, written directly: validating what the engine built costs more than judging it.
+            windows = {w: window_json(window_span(w, engine.window_days)) for w in {a.hypothesis.window for a in answers}}
+            return ORJSONResponse({"results": [answer_json(a, windows[a.hypothesis.window]) for a in answers]})
 
     @app.get("/v1/entailment", responses=GET_ERRORS, tags=["graphs"])
     def entailment(request: Request, premise: Annotated[str, Query(max_length=300)],

@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     strict: bool = Field(False, description="Refuse to start when the graphs or the evidence store fail to open.")
     store_timeout: float = Field(1.0, gt=0.0, le=60.0, description="Seconds an evidence-store call may take before the request gets 503.")
     store_connections: int = Field(4, ge=1, le=64, description="Most SQLite connections the service holds open.")
+    batch_concurrency: int = Field(1, ge=1, le=64, description="Batch requests judged at once in one worker process; "
+                                   "the others wait their turn (batches share one interpreter lock, and side by side "
+                                   "they only slow each other down).")
     ingest_queue: Path | None = Field(None, description="Durable queue of articles received over POST /v1/articles (a "
                                       "SQLite file; default: beside a SQLite store, evidence.db -> evidence.ingest.db; "
                                       "needed with Elasticsearch).")
