@@ -295,6 +295,11 @@ class GraphSet:
                     rows[2].extend([h_row] * len(hit))
                     for i in hit:
                         stages[i] = "typed"
+            if a != b and not smooth and not (fuzzy and self._oriented(hypothesis, name, forward)):
+                # Without the hypothesis' fuzzy readings and smoothing, nothing in the typed graph grounds the rest:
+                # they go to backoff, those whose premise some graph reads at all.
+                backoff = [i for i in rest if self._readings(queries[i].premise)]
+                rest = []
             for i in rest:
                 q = queries[i]
                 if a != b and not smooth and not self._readings(q.premise):
