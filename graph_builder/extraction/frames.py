@@ -85,6 +85,17 @@ def verb_frame(verb: Token) -> Frame | None:
             else:
                 frame.slots += _light_noun_slots(child)
                 frame.pairs += _place_pairs(child, lemma)
+        elif dep in {"attr", "oprd"} and lemma.split(".")[0] != "be":  # "there was a pickup in Y" says nothing of Y
+            # The post or role a verb gives its subject or object joins the predicate with its first phrase:
+            # "X became leader of Y" (become.1,become.leader.of.2); "X was appointed governor of Y"
+            # (appoint.2,appoint.governor.of.2). In the active voice the post is the object's: "Z appointed X
+            # governor of Y" pairs X with Y as the passive does, and "calling it the winner in Y" pairs no one.
+            posts = _light_noun_slots(child)
+            if dep == "oprd" and not frame.passive:
+                objects = slots_for([c for c in verb.children if c.dep_ == "dobj"], "2")
+                frame.pairs += [(obj, post) for obj in objects for post in posts]
+            else:
+                frame.slots += posts
         elif dep == "dative" and child.pos_ in {"NOUN", "PROPN"} and lemma.split(".")[0] in RECEIVER_VERBS:
             frame.slots += slots_for([child], "to.2")
         elif dep == "agent" and frame.passive:

@@ -382,3 +382,25 @@ def test_a_receiver_before_the_object_is_the_to_phrase() -> None:
     assert {("acme corp", "(sell.1,sell.to.2)", "widget inc"), ("brand", "(sell.2,sell.to.2)", "widget inc")} <= triples
     assert ("acme corp", "(offer.1,offer.to.2)", "bank creditor") in _triples(
         "Acme Corp will offer its bank creditors a new pricing plan.")
+
+
+# --- extractor v6: the post a verb gives its subject or object ------------------------------------------------------
+
+def test_a_post_a_verb_gives_joins_the_predicate_with_its_phrase() -> None:
+    assert ("john smith", "(become.1,become.chairman.of.2)", "acme corp") in _triples(
+        "John Smith became chairman of Acme Corp on Monday.")
+    assert ("john smith", "(remain.1,remain.president.of.2)", "acme corp") in _triples(
+        "John Smith, who remains president of Acme Corp, declined to comment.")
+    # passive and active pair the one who gets the post with the post's phrase alike
+    assert ("jane doe", "(appoint.2,appoint.governor.of.2)", "bank of england") in _triples(
+        "Jane Doe was appointed governor of the Bank of England.")
+    assert ("jane doe", "(name.2,name.chairman.of.2)", "acme corp") in _triples(
+        "Jane Doe was named chairman of Acme Corp.")
+
+
+def test_a_post_of_the_object_is_not_the_subjects() -> None:
+    triples = _triples("The Pentagon called Boeing the clear winner in a competition.")
+    assert ("boeing", "(call.2,call.winner.in.2)", "competition") in triples
+    assert not any(p.startswith("(call.1,call.winner") for _, p, _ in triples)
+    # "there was a pickup in Y" relates nothing to Y
+    assert not _triples("In Boston there was a pickup in commercial real estate sales.")
