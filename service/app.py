@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -201,7 +201,8 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
                   "`X-API-Key: KEY` on every route but /health and /ready.")
     app.state.settings = settings  # read by the guards before the lifespan has run
     # Batches judged side by side in threads share one interpreter lock: they take longer together than one
-    # after another (docs/benchmarks.md), so a batch waits for its turn, blocked and idle, in its worker thread.
+    # after another (docs/benchmarks.md), so a batch waits for its turn, blocked and idle, in its worker thread
+    # (unless its scorer runs the sentence model, which works outside the lock).
     app.state.batch_gate = threading.BoundedSemaphore(settings.batch_concurrency)
     app.router.route_class = JSONBodyRoute
     install_error_handlers(app)
@@ -244,7 +245,10 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
     def query_batch(body: BatchRequest, request: Request) -> ORJSONResponse:
         """Judge many propositions with the same options; results come back in request order."""
         engine = _engine(request)  # the batch size limit is checked on the raw body (service.guards)
-        with request.app.state.batch_gate:  # EGQA_BATCH_CONCURRENCY batches at a time; the others wait, idle
+        # EGQA_BATCH_CONCURRENCY batches at a time; the others wait, idle. A scorer that runs the sentence model
+        # computes mostly without the interpreter lock: its batches go side by side.
+        gate = nullcontext() if engine.runs_model(body.scorer) else request.app.state.batch_gate
+        with gate:
             answers = engine.judge([q.to_input() for q in body.queries], body.to_options())
             # The BatchResponse body, written directly: validating what the engine built costs more than judging it.
             windows = {w: window_json(window_span(w, engine.window_days)) for w in {a.hypothesis.window for a in answers}}

@@ -172,6 +172,13 @@ class ScoringEngine:
         """Every scorer a request may name, in the registry's order."""
         return list(self.registry)
 
+    def runs_model(self, scorer: str | None) -> bool:
+        """Whether a scorer (the default for None) runs the sentence model; False for a name not offered."""
+        try:
+            return self.registry.check(scorer).runs_model
+        except InputError:
+            return False  # judge() will say why
+
     def check_scorer(self, scorer: str | None) -> str:
         """Return a valid scorer name (the default for None) or raise InputError saying why it is not offered."""
         return self.registry.check(scorer).name

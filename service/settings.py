@@ -48,7 +48,8 @@ class Settings(BaseSettings):
     store_connections: int = Field(4, ge=1, le=64, description="Most SQLite connections the service holds open.")
     batch_concurrency: int = Field(1, ge=1, le=64, description="Batch requests judged at once in one worker process; "
                                    "the others wait their turn (batches share one interpreter lock, and side by side "
-                                   "they only slow each other down).")
+                                   "they only slow each other down). Batches of scorers that run the sentence model "
+                                   "(lm_cosine, +smooth, +lm) are not held back.")
     ingest_queue: Path | None = Field(None, description="Durable queue of articles received over POST /v1/articles (a "
                                       "SQLite file; default: beside a SQLite store, evidence.db -> evidence.ingest.db; "
                                       "needed with Elasticsearch).")

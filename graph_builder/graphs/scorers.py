@@ -140,11 +140,14 @@ class Scored:
 
 class Scorer(Protocol):
     """Scores premise -> hypothesis pairs. `reads_text`: needs the pairs' texts (so whole evidence rows);
-    `reads_graphs`: reads entailment graphs (so it can score two bare predicates)."""
+    `reads_graphs`: reads entailment graphs (so it can score two bare predicates); `runs_model`: runs the
+    sentence-embedding model, whose computation releases the interpreter lock (the service lets such batches
+    run side by side)."""
 
     name: str
     reads_text: bool
     reads_graphs: bool
+    runs_model: bool
 
     def score(self, batch: PairBatch) -> Scored:
         """Score every pair of the batch."""
@@ -160,6 +163,7 @@ class GraphScorer:
     measure: str
     reads_text: ClassVar[bool] = False
     reads_graphs: ClassVar[bool] = True
+    runs_model: ClassVar[bool] = False
 
     def score(self, batch: PairBatch) -> Scored:
         """Score the pairs in the graphs (typed, fuzzy, backoff)."""
@@ -185,6 +189,7 @@ class ExactScorer:
     name: str = EXACT
     reads_text: ClassVar[bool] = False
     reads_graphs: ClassVar[bool] = False
+    runs_model: ClassVar[bool] = False
 
     def score(self, batch: PairBatch) -> Scored:
         """Score each pair 1 if it is the hypothesis itself."""
@@ -201,6 +206,7 @@ class LmCosine:
     name: str = LM_COSINE
     reads_text: ClassVar[bool] = True
     reads_graphs: ClassVar[bool] = False
+    runs_model: ClassVar[bool] = True
 
     def score(self, batch: PairBatch) -> Scored:
         """Embed both sides of every pair (each distinct text once) and take their cosines."""
@@ -222,6 +228,7 @@ class Smoothed:
     min_cosine: float = 0.5
     reads_text: ClassVar[bool] = False
     reads_graphs: ClassVar[bool] = True
+    runs_model: ClassVar[bool] = True
     SUFFIX: ClassVar[str] = "+smooth"
 
     @property
@@ -255,6 +262,7 @@ class LmBackoff:
     lm: LmCosine
     reads_text: ClassVar[bool] = True
     reads_graphs: ClassVar[bool] = False
+    runs_model: ClassVar[bool] = True
     SUFFIX: ClassVar[str] = "+lm"
 
     @property
@@ -313,6 +321,7 @@ class Unavailable:
     reason: str
     reads_graphs: bool
     reads_text: ClassVar[bool] = False
+    runs_model: ClassVar[bool] = False
 
     def score(self, batch: PairBatch) -> Scored:
         """Never called: an unavailable scorer is not offered."""

@@ -11,8 +11,9 @@ import pytest
 from graph_builder.embeddings import LM_BACKOFF_SCALE
 from graph_builder.errors import InputError
 from graph_builder.graphs.graphset import GraphSet, Query
-from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, LmBackoff, PairBatch, Scored, base_scorer, build_scorers,
-                                          graph_names, model_scorers)
+from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, ExactScorer, GraphScorer, LmBackoff, LmCosine, PairBatch,
+                                          Scored, Smoothed, Unavailable, base_scorer, build_scorers, graph_names,
+                                          model_scorers)
 from tests.graph_builder.lm_fixtures import build_lm_graphs
 
 
@@ -147,3 +148,9 @@ def test_the_default_is_the_best_measured_scorer_the_installation_offers(graphs:
     assert build_scorers(graphs, encoder=FakeEncoder(), default="cos").default == "cos"  # a setting wins
     with pytest.raises(InputError, match="unknown scorer 'nope'"):
         build_scorers(graphs, default="nope")
+
+
+def test_the_scorers_that_run_the_sentence_model_say_so() -> None:
+    """The service lets batches of these run side by side (their model works outside the interpreter lock)."""
+    assert LmCosine.runs_model and Smoothed.runs_model and LmBackoff.runs_model
+    assert not GraphScorer.runs_model and not ExactScorer.runs_model and not Unavailable.runs_model
