@@ -73,11 +73,19 @@ class ResolvedName:
 
 
 def _others(name: str, type_hint: str | None, matches: list[NameMatch]) -> tuple[str, ...]:
-    """Every stored name of an agreeing type that `name` may stand for by a rule, most mentioned first."""
-    ranked = sorted((m for m in matches if _agrees(type_hint, m.type) and m.name != name
-                     and (m.how == "alias" or m.type in _ALTERNATIVE_TYPES.get(m.how, ()))),
+    """Every stored name of an agreeing type that `name` may stand for by a rule, most mentioned first; and the name
+    with a legal form after it (`yammer inc` for "Yammer") whatever type the store gives it: the form says it is a
+    company, where the recogniser's type of a name it did not know is often wrong."""
+    ranked = sorted((m for m in matches if m.name != name and (
+                        _legal_form_of(name, m) or (_agrees(type_hint, m.type) and (
+                            m.how == "alias" or m.type in _ALTERNATIVE_TYPES.get(m.how, ()))))),
                     key=lambda m: (-m.count, m.name))
     return tuple(dict.fromkeys(m.name for m in ranked))
+
+
+def _legal_form_of(name: str, match: NameMatch) -> bool:
+    """`match` is `name` followed by a legal form (`yammer inc`, `bell atlantic corp`)."""
+    return match.how == "prefix" and company_name(match.name) == name
 
 
 def _agrees(hint: str | None, found: str) -> bool:
