@@ -242,7 +242,8 @@ class ScoringEngine:
                 if key not in seen:
                     seen[key] = self._hypothesis(*key, str(t["predicate_text"]), window, given,
                                                  (str(t["subject_type"]), str(t["object_type"])),
-                                                 tuple(item.exclude_sentence_ids))
+                                                 tuple(item.exclude_sentence_ids),
+                                                 (str(t["subject_text"]), str(t["object_text"])))
             return list(seen.values())
         if not (item.subject and item.predicate and item.object):
             raise InputError("a structured hypothesis needs `subject`, `predicate` and `object` (or give `text`)")
@@ -273,11 +274,12 @@ class ScoringEngine:
 
     def _hypothesis(self, subj: str, predicate: str, obj: str, text: str, window: int,
                     given: tuple[str | None, str | None], parsed_types: tuple[str, str],
-                    exclude: tuple[str, ...] = ()) -> Hypothesis:
+                    exclude: tuple[str, ...] = (), written: tuple[str, str] | None = None) -> Hypothesis:
         """A reading's names resolved against the store's (preferring those the window has news about) and its
-        arguments typed."""
-        subj_name = self.names.resolve(subj, _hint(given[0], parsed_types[0]), strict=bool(given[0]))
-        obj_name = self.names.resolve(obj, _hint(given[1], parsed_types[1]), strict=bool(given[1]))
+        arguments typed. `written`: the arguments as the question wrote them, asked for where the extractor's form
+        is unknown to the store (a name the recogniser missed reads as a common noun: "Barclays" -> `barclay`)."""
+        subj_name = self._name(subj, given[0], parsed_types[0], written[0] if written else None)
+        obj_name = self._name(obj, given[1], parsed_types[1], written[1] if written else None)
         subj_name, obj_name = self._in_window(subj_name, obj_name, window, exclude)
         subj, obj = subj_name.name, obj_name.name
         subj_type, src_a = self._argument_type(subj, given[0], parsed_types[0])
@@ -285,6 +287,16 @@ class ScoringEngine:
         return Hypothesis(subj, predicate, obj, subj_type, obj_type, window, text,
                           src_a if src_a == src_b else f"{src_a},{src_b}",
                           (subj_name.describe(), obj_name.describe()))
+
+    def _name(self, name: str, given: str | None, parsed: str, written: str | None) -> ResolvedName:
+        """`name` resolved; where the store knows nothing of it, the name as written, if that reads otherwise."""
+        found = self.names.resolve(name, _hint(given, parsed), strict=bool(given))
+        as_written = normalise(written.split()) if written else ""
+        if found.how == "unknown" and as_written and as_written != name:
+            again = self.names.resolve(as_written, _hint(given, parsed), strict=bool(given))
+            if again.how != "unknown":
+                return again
+        return found
 
     def _normalise_predicate(self, predicate: str, subj: str, obj: str) -> tuple[str, str, bool, tuple[str, str]]:
         """Return (normalised predicate, its text, whether the arguments swap, NER types) for a surface predicate."""

@@ -76,6 +76,8 @@ ROWS = [
            "Yammer has users.", LATER) for k in range(3)],
     _row(63, "a63", ("microsoft", "Microsoft", "organization"), "agree__(buy.1,buy.2)",
          ("yammer inc", "Yammer Inc", "location"), "Microsoft agreed to buy Yammer Inc."),
+    _row(64, "a64", ("barclays", "Barclays", "organization"), "agree__(pay.1,pay.2)", ("regulator", "regulators", "thing"),
+         "On Wednesday Barclays agreed to pay regulators."),
     _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
          ("motorola mobility", "Motorola Mobility", "organization"),
          "Google completed its purchase of Motorola Mobility."),
@@ -208,3 +210,10 @@ def test_a_question_with_three_participants_is_judged_on_each_reading(engine: Sc
     assert answer.readings == ["bhp billiton | (buy.1,buy.from.2) | chesapeake energy",
                                "bhp billiton | (buy.1,buy.2) | well",
                                "well | (buy.2,buy.from.2) | chesapeake energy"]
+
+
+def test_a_name_read_as_a_common_noun_is_asked_as_written(engine: ScoringEngine) -> None:
+    """At the start of a question the recogniser may miss a company: "Barclays" reads as the noun `barclay`, which
+    the store does not hold; the name as written does."""
+    answer, subj, obj, names, count = ask(engine, text="Barclays agreed to pay regulators.")
+    assert (answer, subj, obj, names[0], count) == (True, "barclays", "regulator", "barclays (exact)", 1)
