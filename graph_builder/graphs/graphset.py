@@ -242,7 +242,7 @@ class GraphSet:
             return False
         if a != b:
             return hypothesis + f"#{a}#{b}" in graph.index
-        return hypothesis + f"#{a}_1#{a}_2" in graph.index or hypothesis + f"#{a}_2#{a}_1" in graph.index
+        return any(hypothesis + slots in graph.index for slots in _same_type_slots(a))
 
     def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool
                      ) -> tuple[list[str], dict[int, list[Found]], dict[str, Rows]]:
@@ -286,9 +286,7 @@ class GraphSet:
                           for i in members]
                 rest = [i for i, p in zip(members, p_rows, strict=True) if p is None]
                 if len(rest) < len(members):
-                    rows = typed_rows.get(name)
-                    if rows is None:
-                        rows = typed_rows[name] = ([], [], [])
+                    rows = typed_rows.setdefault(name, ([], [], []))
                     hit = [i for i, p in zip(members, p_rows, strict=True) if p is not None]
                     rows[0].extend(hit)
                     rows[1].extend(p for p in p_rows if p is not None)
@@ -296,14 +294,10 @@ class GraphSet:
                     for i in hit:
                         stages[i] = "typed"
             if a != b and not smooth and not (fuzzy and self._oriented(hypothesis, name, forward)):
-                # Without the hypothesis' fuzzy readings and smoothing, nothing in the typed graph grounds the rest:
-                # they go to backoff, those whose premise some graph reads at all.
-                backoff = [i for i in rest if self._readings(queries[i].premise)]
-                rest = []
+                # Without the hypothesis' fuzzy readings and smoothing, nothing in the typed graph grounds the rest.
+                backoff, rest = rest, []
             for i in rest:
                 q = queries[i]
-                if a != b and not smooth and not self._readings(q.premise):
-                    continue  # a premise with no reading in any graph, whose typed node (if any) found no edge
                 if a != b:
                     p_slots, h_slots = (reverse if q.premise_reversed else forward), forward
                     p, h = (None if h_row is not None else index.get(q.premise + p_slots)), h_row
@@ -544,7 +538,7 @@ def _typed_pair(q: Query) -> tuple[str, str]:
     a, b = q.types
     if a != b:
         return (f"{q.premise}#{b}#{a}" if q.premise_reversed else f"{q.premise}#{a}#{b}"), f"{q.hypothesis}#{a}#{b}"
-    one, two = f"#{a}_1#{a}_2", f"#{a}_2#{a}_1"
+    one, two = _same_type_slots(a)
     p_node, h_node = q.premise + (two if q.premise_reversed else one), q.hypothesis + one
     # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
     # Reading one canonical pair makes a query and its reverse read one transposed pair,
@@ -553,6 +547,11 @@ def _typed_pair(q: Query) -> tuple[str, str]:
     if (min(m_p, m_h), max(m_p, m_h)) < (min(p_node, h_node), max(p_node, h_node)):
         return m_p, m_h
     return p_node, h_node
+
+
+def _same_type_slots(a: str) -> tuple[str, str]:
+    """A same-type graph's two slot orders: `#person_1#person_2` and `#person_2#person_1`."""
+    return f"#{a}_1#{a}_2", f"#{a}_2#{a}_1"
 
 
 def _swapped(slots: str) -> str:
