@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -43,6 +43,8 @@ class Query(NamedTuple):
 
 Found = tuple[str, list[int], list[int]]  # a graph's name, premise rows and hypothesis rows to score a query by
 Rows = tuple[list[int], list[int], list[int]]  # per graph: query ids, premise rows, hypothesis rows to look up
+Pairs = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]  # the same, as arrays
+SideArrays = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]  # a predicate's readings: side ids, node rows
 Resolved = tuple[str, list[Found]]  # a query's stage (typed, fuzzy, smoothed, backoff, none) and what to score
 
 
@@ -148,8 +150,14 @@ class GraphSet:
         # The same readings of one graph in one slot order, and the slot orders they come in (remembered alike).
         self._oriented: Callable[[str, str, str], list[int]] = lru_cache(maxsize=CACHE_SIZE)(self._find_oriented)
         self._slot_orders: Callable[[str, str], tuple[str, ...]] = lru_cache(maxsize=CACHE_SIZE)(self._find_slot_orders)
-        self._backoff_sides: Callable[[str], tuple[tuple[str, str, str, list[int]], ...]] = lru_cache(
-            maxsize=CACHE_SIZE)(self._find_backoff_sides)
+        # Backoff joins readings as arrays: a predicate's, keyed by graph and slot order (swapped or not).
+        self._graph_names = sorted(graphs)
+        self._side_ids: dict[str, int] = {}
+        self._side_graph: list[int] = []
+        self._hypothesis_sides: Callable[[str], SideArrays | None] = lru_cache(maxsize=CACHE_SIZE)(
+            partial(self._side_arrays, swap=False))
+        self._premise_side_arrays: Callable[[str, bool], SideArrays | None] = lru_cache(maxsize=CACHE_SIZE)(
+            self._side_arrays)
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
@@ -245,13 +253,15 @@ class GraphSet:
         return any(hypothesis + slots in graph.index for slots in _same_type_slots(a))
 
     def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool
-                     ) -> tuple[list[str], dict[int, list[Found]], dict[str, Rows]]:
+                     ) -> tuple[list[str], dict[int, list[Found]], dict[str, Rows], dict[str, Pairs]]:
         """Every query's stage, and for each one grounded what to score it by, worked out per hypothesis: a batch
         asks each hypothesis against many premises, and its side (typed row, readings) is found once. Queries
-        grounded by one typed edge go straight into per-graph rows (the third result), the others into `found`."""
+        grounded by one typed edge go straight into per-graph rows (the third result), those grounded by
+        cross-graph backoff into per-graph pairs joined as arrays (the fourth), the others into `found`."""
         stages = ["none"] * len(queries)
         found: dict[int, list[Found]] = {}
         typed_rows: dict[str, Rows] = {}
+        backoff: list[tuple[str, list[int]]] = []
         by_hypothesis: dict[tuple[str, tuple[str, str], bool], list[int]] = {}
         for i, q in enumerate(queries):
             members = by_hypothesis.get((q.hypothesis, q.types, q.typed))
@@ -260,14 +270,15 @@ class GraphSet:
             else:
                 members.append(i)
         for members in by_hypothesis.values():
-            self._resolve_group(queries, members, fuzzy, smooth, stages, found, typed_rows)
-        return stages, found, typed_rows
+            self._resolve_group(queries, members, fuzzy, smooth, stages, found, typed_rows, backoff)
+        return stages, found, typed_rows, self._join_backoff(queries, backoff, stages)
 
     def _resolve_group(self, queries: Sequence[Query], members: list[int], fuzzy: bool, smooth: bool,
-                       stages: list[str], found: dict[int, list[Found]], typed_rows: dict[str, Rows]) -> None:
+                       stages: list[str], found: dict[int, list[Found]], typed_rows: dict[str, Rows],
+                       backoff_groups: list[tuple[str, list[int]]]) -> None:
         """Resolve `queries[i]` for i in `members` (one hypothesis, types and `typed` flag) into `stages`, `found`
         and `typed_rows`: the typed edge in the hypothesis' orientation, then fuzzy, then (with `smooth`)
-        smoothing, then cross-graph backoff."""
+        smoothing; the members left for cross-graph backoff go to `backoff_groups` with their hypothesis."""
         first = queries[members[0]]
         hypothesis, (a, b) = first.hypothesis, first.types
         typed = self._typed_graph(first.types) if first.typed else None
@@ -325,41 +336,90 @@ class GraphSet:
                     stages[i], found[i] = "smoothed", [(name, [], hs)]
                     continue
                 backoff.append(i)
-        if not backoff or not fuzzy:
-            return
-        # Cross-graph backoff: every graph knowing both predicates gives one score, over the readings whose
-        # arguments line up as the query's do (the hypothesis' slot order, the premise's the same or swapped).
-        # The hypothesis' side once: per graph knowing it (in name order), each slot order of its readings, that
-        # order swapped (for a premise read the other way around) and the readings in it.
-        sides = self._backoff_sides(hypothesis)
-        if not sides:
-            return
-        for i in backoff:
-            q = queries[i]
-            p_graphs = self._readings(q.premise)
-            if not p_graphs:
-                continue
-            common: list[Found] = []
-            for name, slots, swapped, h_rows in sides:
-                if name in p_graphs:
-                    p_rows = self._oriented(q.premise, name, swapped if q.premise_reversed else slots)
-                    if p_rows:
-                        common.append((name, p_rows, h_rows))
-            if common:
-                stages[i], found[i] = "backoff", common
+        if backoff and fuzzy:
+            backoff_groups.append((hypothesis, backoff))
 
-    def _find_backoff_sides(self, hypothesis: str) -> tuple[tuple[str, str, str, list[int]], ...]:
-        """(graph, slot order, the order swapped, the hypothesis' readings in it) for every graph with readings
-        of the hypothesis, in graph name order, slot orders in the readings' order (`_backoff_sides`)."""
-        return tuple((name, slots, _swapped(slots), self._oriented(hypothesis, name, slots))
-                     for name in self._readings(hypothesis) for slots in self._slot_orders(hypothesis, name))
+    def _join_backoff(self, queries: Sequence[Query], groups: list[tuple[str, list[int]]], stages: list[str]
+                      ) -> dict[str, Pairs]:
+        """Cross-graph backoff for the queries of `groups` (hypothesis, query ids), as one array join: every graph
+        knowing both predicates gives the query one score, over the readings whose arguments line up as the
+        query's do (the hypothesis' slot order, the premise's the same or swapped). Sets their stage; returns,
+        per graph, the (query, premise row, hypothesis row) pairs to look up."""
+        ids: list[int] = []
+        h_parts: list[SideArrays] = []
+        p_parts: list[SideArrays] = []
+        for hypothesis, members in groups:
+            h_side = self._hypothesis_sides(hypothesis)
+            if h_side is None:
+                continue
+            for i in members:
+                q = queries[i]
+                p_side = self._premise_side_arrays(q.premise, q.premise_reversed)
+                if p_side is not None:
+                    ids.append(i)
+                    h_parts.append(h_side)
+                    p_parts.append(p_side)
+        if not ids:
+            return {}
+        # One key per (query, graph and slot order): a hypothesis side meets the premise sides of equal key,
+        # every hypothesis reading there with every premise reading.
+        n_sides = len(self._side_graph)
+        h_len = np.fromiter((len(part[0]) for part in h_parts), dtype=np.int64, count=len(ids))
+        p_len = np.fromiter((len(part[0]) for part in p_parts), dtype=np.int64, count=len(ids))
+        h_side_ids = np.concatenate([part[0] for part in h_parts])
+        h_rows = np.concatenate([part[1] for part in h_parts])
+        h_pos = np.repeat(np.arange(len(ids), dtype=np.int64), h_len)
+        p_key = np.repeat(np.arange(len(ids), dtype=np.int64), p_len) * n_sides + np.concatenate(
+            [part[0] for part in p_parts])
+        p_rows = np.concatenate([part[1] for part in p_parts])
+        by_key = np.argsort(p_key, kind="stable")
+        p_key = p_key[by_key]
+        h_key = h_pos * n_sides + h_side_ids
+        lo = np.searchsorted(p_key, h_key, side="left")
+        count = np.searchsorted(p_key, h_key, side="right") - lo
+        h_at = np.repeat(np.arange(h_key.size, dtype=np.int64), count)
+        first = np.cumsum(count) - count
+        p_at = by_key[np.repeat(lo, count) + np.arange(h_at.size, dtype=np.int64) - np.repeat(first, count)]
+        query = np.asarray(ids, dtype=np.int64)[h_pos[h_at]]
+        graph = np.asarray(self._side_graph, dtype=np.int64)[h_side_ids[h_at]]
+        if not query.size:
+            return {}
+        for qid in np.unique(query).tolist():
+            stages[qid] = "backoff"
+        by_graph = np.argsort(graph, kind="stable")
+        graph = graph[by_graph]
+        cuts = np.flatnonzero(np.diff(graph)) + 1
+        return {self._graph_names[int(graph[start])]: (query[part], p_rows[p_at[part]], h_rows[h_at[part]])
+                for start, part in zip(np.r_[0, cuts].tolist(), np.split(by_graph, cuts), strict=True)}
+
+    def _side_arrays(self, predicate: str, swap: bool) -> SideArrays | None:
+        """A predicate's readings as arrays (side ids, node rows), one entry per reading, in graph name order and
+        the readings' slot orders; a side id names a graph with a slot order, the order swapped when `swap`
+        (a premise holding the hypothesis' arguments the other way around). None without readings."""
+        side_ids: list[int] = []
+        rows: list[int] = []
+        for name in self._readings(predicate):
+            for slots in self._slot_orders(predicate, name):
+                oriented = self._oriented(predicate, name, slots)
+                key = name + (_swapped(slots) if swap else slots)
+                side = self._side_ids.get(key)
+                if side is None:
+                    side = self._side_ids[key] = len(self._side_graph)
+                    self._side_graph.append(self._graph_names.index(name))
+                side_ids.extend([side] * len(oriented))
+                rows.extend(oriented)
+        if not rows:
+            return None
+        return np.asarray(side_ids, dtype=np.int64), np.asarray(rows, dtype=np.int64)
 
     def _backoff(self, q: Query, fuzzy: bool) -> Resolved:
         """Cross-graph backoff alone (a query smoothing could not ground)."""
+        if not fuzzy:
+            return "none", []
         stages = ["none"]
-        found: dict[int, list[Found]] = {}
-        self._resolve_group([q._replace(typed=False)], [0], fuzzy, False, stages, found, {})
-        return stages[0], found.get(0, [])
+        pairs = self._join_backoff([q], [(q.hypothesis, [0])], stages)
+        return stages[0], [(name, [p], [h]) for name, (_, ps, hs) in pairs.items()
+                           for p, h in zip(ps.tolist(), hs.tolist(), strict=True)]
 
     def _find_oriented(self, predicate: str, graph_name_: str, slots: str) -> list[int]:
         """A predicate's readings in one graph whose slot types come in this order (`#person#location`)."""
@@ -426,7 +486,7 @@ class GraphSet:
                 inverse[i] = j
             first = unique
         smooth = smoothing is not None and self.embeddings is not None
-        stages, found, typed_rows = self._resolve_all(first, fuzzy, smooth)
+        stages, found, typed_rows, joined = self._resolve_all(first, fuzzy, smooth)
         if smooth:
             pending = [qid for qid, stage in enumerate(stages) if stage == "smoothed"]
             for qid in self._smooth(first, pending, found, smoothing):  # type: ignore[arg-type]
@@ -446,9 +506,11 @@ class GraphSet:
                         bucket[0].extend([qid] * len(hs))
                         bucket[1].extend([p] * len(hs))
                         bucket[2].extend(hs)
-        names = sorted(per_graph)
-        rows = [np.array(per_graph[name][1], dtype=np.int64) for name in names]
-        cols = [np.array(per_graph[name][2], dtype=np.int64) for name in names]
+        names = sorted(per_graph.keys() | joined.keys())
+        empty: Rows = ([], [], [])
+        queries_of, rows, cols = (
+            [np.concatenate([np.array(per_graph.get(name, empty)[k], dtype=np.int64), joined.get(name, _NO_PAIRS)[k]])
+             for name in names] for k in range(3))
         distinct_stages = stages
         if len(first) < len(queries):
             stages = [distinct_stages[j] for j in inverse.tolist()]
@@ -456,7 +518,7 @@ class GraphSet:
             return Prepared(len(first), inverse, stages, [], [], [], *_NO_PAIRS)
         # How the pairs' values reduce to one score per query, whatever the measure: the pairs sorted by
         # (query, graph), the max of each run, then the mean of a query's graph maxima.
-        q_all = np.concatenate([np.array(per_graph[name][0], dtype=np.int64) for name in names])
+        q_all = np.concatenate(queries_of)
         g_all = np.repeat(np.arange(len(names), dtype=np.int64), [len(r) for r in rows])
         key = q_all * len(names) + g_all
         order = np.argsort(key, kind="stable")
