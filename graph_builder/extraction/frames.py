@@ -9,9 +9,9 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
 from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
 from graph_builder.extraction.words import (
-    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, PERSON_TITLES,
-    PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
-    VERB_PHRASES_AFTER_OBJECT,
+    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS,
+    PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
+    SOURCE_VERBS, SUBJECT_DEPS, UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
 )
 
 
@@ -308,3 +308,63 @@ def title_frames(name: Token) -> list[Frame]:
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
         frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep}))
     return frames
+
+
+_POSSESSIVE_PRONOUNS = frozenset({"its", "their", "his", "her"})
+
+
+def nominal_frames(noun: Token) -> list[Frame]:
+    """An event noun read as its verb where its phrase names the participants: "Facebook's acquisition of Instagram"
+    and "the purchase of Skype by Microsoft" -> (acquire.1,acquire.2), (purchase.1,purchase.2), as the verbs give;
+    "United's win over Southampton" -> (win.1,win.over.2); "X completed its takeover of Y": the owner of "its" is the
+    verb's subject. A possessor with no object phrase is the one the event happens to ("Obama's election as
+    president" -> (elect.2,elect.as.2), as "Obama was elected as president"). A proposed, failed or blocked event,
+    or one a verb such as "oppose" or "consider" takes, states no relation."""
+    entry = NOMINAL_VERBS.get(noun.lemma_.lower())
+    if entry is None or noun.pos_ != "NOUN" or noun.ent_type_ or noun.tag_ != "NN":
+        return []
+    if noun.dep_ == "conj" and noun.head.pos_ == "PROPN":
+        return []  # "X's purchase of Y and Z's purchase of W" parsed as one list of names: no participant is sure
+    if any(c.lower_ in UNREALISED_MODIFIERS for c in noun.children if c.i < noun.i) or _unrealised(noun):
+        return []
+    verb, object_marker = entry
+    frame = Frame(verb, noun, words={noun})
+    objects: list[Slot] = []
+    for prep in noun.children:
+        if prep.dep_ != "prep" or clean_lemma(prep) is None:
+            continue
+        pobjs = [c for c in prep.children if c.dep_ == "pobj"]
+        if prep.lower_ == "by":
+            frame.slots += slots_for(pobjs, "1", (prep,))
+        elif object_marker and prep.lower_ == object_marker:
+            objects += slots_for(pobjs, "2", (prep,))
+        elif prep.lower_ != "of" and not introduces_examples(noun, prep):
+            # Other phrases on a noun are where the parser hangs the clause's adjuncts ("X's departure in a filing"):
+            # only a named participant is taken.
+            frame.slots += [s for s in prep_slots(prep) if s.arg.is_entity]
+    frame.slots += [s for s in objects if s.arg.head.lemma_.lower() not in NOMINAL_VERBS]  # "X's purchase of Y's purchase"
+    possessors = [c for c in noun.children if c.dep_ == "poss"]
+    role = "2" if not objects and noun.lemma_.lower() in PATIENT_NOUNS else "1"
+    for owner in possessors:
+        if owner.lower_ in _POSSESSIVE_PRONOUNS and role == "1" and noun.dep_ == "dobj":
+            frame.slots += slots_for([c for c in noun.head.children if c.dep_ == "nsubj"], "1")
+        else:
+            frame.slots += slots_for([owner], role)
+    no = negating_determiner(noun)
+    if no is not None:
+        frame.negations += 1
+        frame.words.add(no)
+    return [frame]
+
+
+def _unrealised(noun: Token) -> bool:
+    """The event noun is what a verb of planning, opposing or failing takes ("blocked X's takeover of Y",
+    "X's bid ... failed", "talks on X's merger with Y")."""
+    head = noun.head
+    if noun.dep_ == "pobj":
+        head = head.head
+    if head.lemma_.lower() in UNREALISING_VERBS:
+        return True
+    # "whether it would represent a takeover of Y", "if the merger goes ahead": the clause is not asserted.
+    return any(c.dep_ == "mark" and c.lower_ in UNREALISING_VERBS for c in head.children) or \
+        any(c.dep_ == "aux" and c.tag_ == "MD" for c in head.children)

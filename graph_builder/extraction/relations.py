@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from spacy.tokens import Span, Token
 
-from graph_builder.extraction.frames import Frame, apposition_frames, copula_frames, title_frames, verb_frame
+from graph_builder.extraction.frames import (
+    Frame, apposition_frames, copula_frames, nominal_frames, title_frames, verb_frame,
+)
 from graph_builder.extraction.inheritance import inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
 from graph_builder.extraction.slots import Slot, clean_lemma
@@ -36,6 +38,8 @@ def sentence_frames(sent: Span) -> list[Frame]:
             extra += apposition_frames(token)
         elif token.dep_ == "appos" and token.ent_type_ == "PERSON":
             extra += title_frames(token)
+        if token.pos_ == "NOUN":
+            extra += nominal_frames(token)
     # Heads before dependents, so a conjunct inherits from a frame that already inherited.
     for index in sorted(frames, key=lambda i: _depth(sent.doc[i])):
         inherit(frames[index], frames)

@@ -23,7 +23,8 @@ IDIOMS = frozenset({
     ("in", "exchange"), ("at", "least"), ("at", "most"), ("in", "total"), ("in", "all"), ("for", "example"),
     ("for", "instance"), ("in", "interview"), ("in", "statement"), ("at", "moment"), ("in", "process"),
     ("in", "meantime"), ("on", "day"), ("by", "way"), ("in", "need"), ("at", "risk"), ("in", "talk"),
-    ("in", "cash"), ("as", "part"), ("in", "row"), ("at", "option"), ("by", "comparison"),
+    ("in", "cash"), ("as", "part"), ("in", "row"), ("at", "option"), ("by", "comparison"), ("to", "date"),
+    ("at", "expense"),
 })
 # Prepositions of comparison, role or concession: their noun is set beside the subject, not acted on.
 FRAMING_PREPOSITIONS = frozenset({"like", "unlike", "as", "besides", "despite", "among", "amid"})
@@ -101,3 +102,50 @@ PERSON_TITLES = frozenset({
     "general", "candidate", "trader", "mayor", "senator", "envoy", "representative", "principal", "shareholder",
     "investor", "employee", "consultant", "researcher", "scientist", "official", "vice-president", "ceo", "cfo",
     "coo", "administrator", "superintendent", "dean", "judge", "prosecutor", "coach", "captain", "boss"})
+
+# Event nouns read as their verb when a participant is named in the noun phrase ("Facebook's acquisition of
+# Instagram" is read as "Facebook acquired Instagram"): noun lemma -> (the verb's lemma, particles joined by dots as
+# verb frames write them; the preposition that introduces the verb's object). Only nouns whose phrase presupposes
+# the event in news use; "bid", "offer", "plan" or "talks" state an intention and are left out.
+NOMINAL_VERBS: dict[str, tuple[str, str]] = {
+    "acquisition": ("acquire", "of"), "purchase": ("purchase", "of"), "takeover": ("take.over", "of"),
+    "buyout": ("buy.out", "of"), "merger": ("merge", ""), "sale": ("sell", "of"), "divestiture": ("divest", "of"),
+    "divestment": ("divest", "of"), "win": ("win", ""), "defeat": ("defeat", "of"), "investment": ("invest", ""),
+    "appointment": ("appoint", "of"), "election": ("elect", "of"), "reelection": ("reelect", "of"),
+    "re-election": ("reelect", "of"), "resignation": ("resign", ""), "arrest": ("arrest", "of"),
+    "invasion": ("invade", "of"), "attack": ("attack", "on"), "visit": ("visit", "to"), "payment": ("pay", ""),
+    "settlement": ("settle", ""), "bailout": ("bail.out", "of"), "closure": ("close", "of"), "launch": ("launch", "of"),
+    "withdrawal": ("withdraw", ""), "nomination": ("nominate", "of"), "dismissal": ("dismiss", "of"),
+    "expulsion": ("expel", "of"), "downgrade": ("downgrade", "of"), "upgrade": ("upgrade", "of"),
+    "nationalisation": ("nationalise", "of"), "nationalization": ("nationalize", "of"), "annexation": ("annex", "of"),
+    "suspension": ("suspend", "of"), "indictment": ("indict", "of"), "conviction": ("convict", "of"),
+    "departure": ("depart", ""), "release": ("release", "of"), "rescue": ("rescue", "of"), "capture": ("capture", "of"),
+}
+# Event nouns whose possessor, without an object phrase, is the one the event happens to ("Obama's election",
+# "Khodorkovsky's arrest", "Greece's downgrade"): the possessor fills the verb's object, as in the passive.
+PATIENT_NOUNS = frozenset({
+    "appointment", "election", "reelection", "re-election", "arrest", "nomination", "dismissal", "expulsion",
+    "downgrade", "upgrade", "suspension", "indictment", "conviction", "release", "rescue", "capture", "defeat",
+    "bailout", "nationalisation", "nationalization", "annexation", "acquisition", "purchase", "takeover", "buyout",
+    "sale", "closure", "launch",
+})
+# Words before an event noun that make it a plan, a hope or a failure, not an event ("a proposed takeover of Y"):
+# such a phrase states no relation.
+UNREALISED_MODIFIERS = frozenset({
+    "proposed", "planned", "possible", "potential", "rumoured", "rumored", "failed", "abandoned", "expected",
+    "mooted", "prospective", "contemplated", "aborted", "blocked", "attempted", "pending", "would-be", "hoped",
+    "intended", "alleged", "future", "hypothetical", "likely", "scrapped", "cancelled", "canceled", "thwarted",
+    "rejected", "opposed", "hostile",
+})
+# Words whose object or subject event has not happened, or is denied ("regulators blocked X's takeover of Y",
+# "X's merger with Y collapsed", "talks on X's purchase of Y"): an event noun they govern states no relation.
+UNREALISING_VERBS = frozenset({
+    "fail", "collapse", "falter", "stall", "talk", "bid", "offer", "proposal", "opposition", "hope", "threat",
+    "rumour", "rumor", "speculation", "review", "probe", "investigation", "condition", "obstacle", "ahead",
+    "before", "represent", "lead", "whether", "if",
+    "block", "oppose", "reject", "consider", "seek", "propose", "plan", "weigh", "explore", "discuss", "abandon",
+    "scrap", "drop", "cancel", "delay", "prevent", "veto", "challenge", "fight", "resist", "deny", "rule",
+    "postpone", "halt", "stop", "thwart", "torpedo", "derail", "jeopardize", "jeopardise", "threaten", "fear",
+    "expect", "want", "hope", "pursue", "study", "negotiate", "rebuff", "spurn", "dismiss", "doubt", "question",
+    "await", "urge", "demand", "call", "push",
+})

@@ -404,3 +404,37 @@ def test_a_post_of_the_object_is_not_the_subjects() -> None:
     assert not any(p.startswith("(call.1,call.winner") for _, p, _ in triples)
     # "there was a pickup in Y" relates nothing to Y
     assert not _triples("In Boston there was a pickup in commercial real estate sales.")
+
+
+# --- extractor v7: an event noun read as its verb ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # possessor and of-phrase: the verb's subject and object
+    ("Acme Corp's acquisition of Widget Inc was approved on Tuesday.", ("acme corp", "(acquire.1,acquire.2)", "widget inc")),
+    # of-phrase and by-phrase, as the passive gives
+    ("The purchase of Widget Inc by Acme Corp closed in October.", ("acme corp", "(purchase.1,purchase.2)", "widget inc")),
+    # a particle verb's noun
+    ("Acme Corp's takeover of Widget Inc was the deal of the year.",
+     ("acme corp", "(take.over.1,take.over.2)", "widget inc")),
+    # the noun's own preposition for the verb's object: "a visit to Y" is "visited Y"
+    ("John Smith's visit to Paris ended on Friday.", ("john smith", "(visit.1,visit.2)", "paris")),
+    # another preposition joins the predicate
+    ("Manchester United's 3-2 win over Southampton lifted them to second place.",
+     ("manchester united", "(win.1,win.over.2)", "southampton")),
+    # "its" is the subject of the verb whose object the noun is
+    ("Acme Corp completed its purchase of Widget Inc on Tuesday.", ("acme corp", "(purchase.1,purchase.2)", "widget inc")),
+])
+def test_an_event_noun_is_read_as_its_verb(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Acme Corp's proposed takeover of Widget Inc faces scrutiny.",      # a plan
+    "Regulators blocked Acme Corp's takeover of Widget Inc.",          # stopped
+    "Talks on Acme Corp's merger with Widget Inc collapsed.",          # talks
+    "It is unclear whether that would represent a takeover of Widget Inc by Acme Corp.",  # hypothetical
+    "Acme Corp's largest acquisition to date is Widget Inc.",          # "to date" is no participant
+])
+def test_an_event_noun_that_did_not_happen_states_nothing(sentence: str) -> None:
+    assert not any(p.split(",")[0].lstrip("(").split(".")[0] in {"take", "merge", "acquire"}
+                   for _, p, _ in _triples(sentence))
