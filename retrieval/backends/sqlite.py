@@ -11,8 +11,6 @@ counts and article stubs are then computed by SQL over the batch's new rows only
 from __future__ import annotations
 
 import datetime as dt
-import heapq
-import itertools
 import sqlite3
 import queue
 import threading
@@ -379,15 +377,15 @@ class SQLiteStore:
                 counts[(predicate, aligned)] = n
         if q.limit is not None and sum(counts.values()) > q.limit:
             # Over the limit: the first `limit` rows by (date, triple_id), as `_lookup` keeps them. Each
-            # order reads at most `limit` entries of triples_pair in index order; the two merge here.
-            sql = ("SELECT date, triple_id, predicate, ? FROM triples WHERE window_id = ? AND subj = ? AND obj = ?"
-                   f"{keep} ORDER BY date, triple_id LIMIT ?")
-            first = heapq.merge(*(conn.execute(sql, (aligned, q.window, subj, obj, *exclude, q.limit))
-                                  for subj, obj, aligned in orders))
-            counts = {}
-            for _, _, predicate, aligned in itertools.islice(first, q.limit):
-                key = (predicate, bool(aligned))
-                counts[key] = counts.get(key, 0) + 1
+            # order reads at most `limit` entries of triples_pair in index order; SQLite merges the two and
+            # counts what it kept (a merge in Python cost about three times as much).
+            first = (f"SELECT * FROM (SELECT date, triple_id, predicate, ? AS aligned FROM triples WHERE window_id = ? "
+                     f"AND subj = ? AND obj = ?{keep} ORDER BY date, triple_id LIMIT ?)")
+            sql = (f"SELECT predicate, aligned, count(*) FROM (SELECT * FROM ({' UNION ALL '.join([first] * len(orders))}) "
+                   "ORDER BY date, triple_id LIMIT ?) GROUP BY predicate, aligned")
+            params = [p for subj, obj, aligned in orders for p in (aligned, q.window, subj, obj, *exclude, q.limit)]
+            counts = {(predicate, bool(aligned)): n
+                      for predicate, aligned, n in conn.execute(sql, (*params, q.limit))}
         return [PredicateCount(p, a, n) for (p, a), n in sorted(counts.items(), key=lambda kv: (kv[0][0], not kv[0][1]))]
 
     def _window_counts(self, where: str = "", params: tuple[object, ...] = ()) -> list[WindowInfo]:
