@@ -344,7 +344,8 @@ def nominal_frames(noun: Token) -> list[Frame]:
             frame.slots += [s for s in prep_slots(prep) if s.arg.is_entity]
     frame.slots += [s for s in objects if s.arg.head.lemma_.lower() not in NOMINAL_VERBS]  # "X's purchase of Y's purchase"
     possessors = [c for c in noun.children if c.dep_ == "poss"]
-    role = "2" if not objects and noun.lemma_.lower() in PATIENT_NOUNS else "1"
+    by_actor = any(s.role == "1" for s in frame.slots)
+    role = "2" if not objects and (noun.lemma_.lower() in PATIENT_NOUNS or by_actor) else "1"
     for owner in possessors:
         if owner.lower_ in _POSSESSIVE_PRONOUNS and role == "1" and noun.dep_ == "dobj":
             frame.slots += slots_for([c for c in noun.head.children if c.dep_ == "nsubj"], "1")

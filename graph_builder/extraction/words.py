@@ -122,12 +122,13 @@ NOMINAL_VERBS: dict[str, tuple[str, str]] = {
     "departure": ("depart", ""), "release": ("release", "of"), "rescue": ("rescue", "of"), "capture": ("capture", "of"),
 }
 # Event nouns whose possessor, without an object phrase, is the one the event happens to ("Obama's election",
-# "Khodorkovsky's arrest", "Greece's downgrade"): the possessor fills the verb's object, as in the passive.
+# "Khodorkovsky's arrest", "Crimea's annexation"): the possessor fills the verb's object, as in the passive. Other
+# nouns' possessor is the actor ("Fitch's downgrade on Greece", "Verizon's licence sale to AT&T") unless a by-phrase
+# names the actor ("Motorola's acquisition by Google").
 PATIENT_NOUNS = frozenset({
     "appointment", "election", "reelection", "re-election", "arrest", "nomination", "dismissal", "expulsion",
-    "downgrade", "upgrade", "suspension", "indictment", "conviction", "release", "rescue", "capture", "defeat",
-    "bailout", "nationalisation", "nationalization", "annexation", "acquisition", "purchase", "takeover", "buyout",
-    "sale", "closure", "launch",
+    "suspension", "indictment", "conviction", "release", "rescue", "capture", "defeat", "bailout", "nationalisation",
+    "nationalization", "annexation",
 })
 # Words before an event noun that make it a plan, a hope or a failure, not an event ("a proposed takeover of Y"):
 # such a phrase states no relation.

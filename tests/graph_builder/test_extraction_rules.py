@@ -438,3 +438,16 @@ def test_an_event_noun_is_read_as_its_verb(sentence: str, expected: tuple[str, s
 def test_an_event_noun_that_did_not_happen_states_nothing(sentence: str) -> None:
     assert not any(p.split(",")[0].lstrip("(").split(".")[0] in {"take", "merge", "acquire"}
                    for _, p, _ in _triples(sentence))
+
+
+def test_an_event_nouns_possessor_is_its_actor_or_the_one_it_happens_to() -> None:
+    # the possessor acts, whatever preposition names the other side
+    assert ("moody's", "(downgrade.1,downgrade.on.2)", "greece") in _triples(
+        "Stocks fell after Moody's downgrade on Greece.")
+    assert ("acme corp", "(sell.1,sell.to.2)", "widget inc") in _triples(
+        "Acme Corp's licence sale to Widget Inc closed on Tuesday.")
+    # with a by-phrase, or for an event that happens to someone, the possessor is the verb's object
+    assert ("widget inc", "(acquire.1,acquire.2)", "acme corp") in _triples(
+        "Acme Corp's acquisition by Widget Inc closed on Tuesday.")
+    assert ("khodorkovsky", "(arrest.2,arrest.in.2)", "moscow") in _triples(
+        "Khodorkovsky's arrest in Moscow shocked investors.")
