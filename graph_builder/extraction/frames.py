@@ -317,9 +317,10 @@ def nominal_frames(noun: Token) -> list[Frame]:
     """An event noun read as its verb where its phrase names the participants: "Facebook's acquisition of Instagram"
     and "the purchase of Skype by Microsoft" -> (acquire.1,acquire.2), (purchase.1,purchase.2), as the verbs give;
     "United's win over Southampton" -> (win.1,win.over.2); "X completed its takeover of Y": the owner of "its" is the
-    verb's subject. A possessor with no object phrase is the one the event happens to ("Obama's election as
-    president" -> (elect.2,elect.as.2), as "Obama was elected as president"). A proposed, failed or blocked event,
-    or one a verb such as "oppose" or "consider" takes, states no relation."""
+    verb's subject. A possessor is the actor, unless a by-phrase names the actor or the noun is an event that happens
+    to someone ("Khodorkovsky's arrest in Moscow" -> (arrest.2,arrest.in.2), as "Khodorkovsky was arrested in
+    Moscow"); phrases other than the object's join only with a named participant. A proposed, failed or blocked
+    event, or one a word such as "oppose", "talks on" or "whether" governs, states no relation."""
     entry = NOMINAL_VERBS.get(noun.lemma_.lower())
     if entry is None or noun.pos_ != "NOUN" or noun.ent_type_ or noun.tag_ != "NN":
         return []
