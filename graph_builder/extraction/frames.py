@@ -321,7 +321,8 @@ def nominal_frames(noun: Token) -> list[Frame]:
     to someone ("Khodorkovsky's arrest in Moscow" -> (arrest.2,arrest.in.2), as "Khodorkovsky was arrested in
     Moscow"); phrases other than the object's join only with a named participant. A proposed, failed or blocked
     event, or one a word such as "oppose", "talks on" or "whether" governs, states no relation."""
-    entry = NOMINAL_VERBS.get(noun.lemma_.lower())
+    lemma = noun.lemma_.lower()
+    entry = NOMINAL_VERBS.get(lemma)
     if entry is None or noun.pos_ != "NOUN" or noun.ent_type_ or noun.tag_ != "NN":
         return []
     if noun.dep_ == "conj" and noun.head.pos_ == "PROPN":
@@ -346,7 +347,7 @@ def nominal_frames(noun: Token) -> list[Frame]:
     frame.slots += [s for s in objects if s.arg.head.lemma_.lower() not in NOMINAL_VERBS]  # "X's purchase of Y's purchase"
     possessors = [c for c in noun.children if c.dep_ == "poss"]
     by_actor = any(s.role == "1" for s in frame.slots)
-    role = "2" if not objects and (noun.lemma_.lower() in PATIENT_NOUNS or by_actor) else "1"
+    role = "2" if not objects and (lemma in PATIENT_NOUNS or by_actor) else "1"
     for owner in possessors:
         if owner.lower_ in _POSSESSIVE_PRONOUNS and role == "1" and noun.dep_ == "dobj":
             frame.slots += slots_for([c for c in noun.head.children if c.dep_ == "nsubj"], "1")

@@ -147,6 +147,6 @@ UNREALISING_VERBS = frozenset({
     "block", "oppose", "reject", "consider", "seek", "propose", "plan", "weigh", "explore", "discuss", "abandon",
     "scrap", "drop", "cancel", "delay", "prevent", "veto", "challenge", "fight", "resist", "deny", "rule",
     "postpone", "halt", "stop", "thwart", "torpedo", "derail", "jeopardize", "jeopardise", "threaten", "fear",
-    "expect", "want", "hope", "pursue", "study", "negotiate", "rebuff", "spurn", "dismiss", "doubt", "question",
+    "expect", "want", "pursue", "study", "negotiate", "rebuff", "spurn", "dismiss", "doubt", "question",
     "await", "urge", "demand", "call", "push",
 })

@@ -378,7 +378,8 @@ class SQLiteStore:
         if q.limit is not None and sum(counts.values()) > q.limit:
             # Over the limit: the first `limit` rows by (date, triple_id), as `_lookup` keeps them. Each
             # order reads at most `limit` entries of triples_pair in index order; SQLite merges the two and
-            # counts what it kept (a merge in Python cost about three times as much).
+            # counts what it kept (on the 432 such lookups of 20,000 synthetic propositions: 0.52 s of CPU against
+            # 0.85-1.3 s for a heap merge in Python).
             first = (f"SELECT * FROM (SELECT date, triple_id, predicate, ? AS aligned FROM triples WHERE window_id = ? "
                      f"AND subj = ? AND obj = ?{keep} ORDER BY date, triple_id LIMIT ?)")
             sql = (f"SELECT predicate, aligned, count(*) FROM (SELECT * FROM ({' UNION ALL '.join([first] * len(orders))}) "
