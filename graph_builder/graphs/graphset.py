@@ -161,6 +161,7 @@ class GraphSet:
         self.min_count = FUZZY_MIN_COUNT if manifest.get("node_counts") == "triples" else 1
         self.fuzzy = FuzzyIndex(FuzzyEntry(g.name, node, int(c)) for g in graphs.values()
                                 for node, c in zip(g.nodes, g.counts))
+        self._generality: dict[str, int] | None = None
 
     @classmethod
     def load(cls, path: Path, verify: bool = True) -> GraphSet:
@@ -462,6 +463,22 @@ class GraphSet:
                 else:
                     left.append(qid)
         return sorted(left)
+
+    def generality(self, predicates: Sequence[str]) -> npt.NDArray[np.float64]:
+        """How general each (untyped) predicate is in this build: its node counts summed over the typed graphs,
+        a same-type graph's two slot orders (mirrors of each other) counted once; 0 where no graph holds it."""
+        if self._generality is None:
+            totals: dict[str, int] = {}
+            for g in self.graphs.values():
+                mirrored = g.types[0] == g.types[1]
+                for node, count in zip(g.nodes, g.counts):
+                    predicate, first, _ = node.rsplit("#", 2)
+                    if mirrored and first.endswith("_2"):
+                        continue
+                    totals[predicate] = totals.get(predicate, 0) + int(count)
+            self._generality = totals
+        known = self._generality
+        return np.array([known.get(p, 0) for p in predicates], dtype=np.float64)
 
     def score_batch(self, queries: Sequence[Query], measure: str | None = None, fuzzy: bool = True,
                     smoothing: Smoothing | None = None) -> BatchScores:

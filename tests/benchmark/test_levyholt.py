@@ -121,7 +121,8 @@ def test_lm_rows_smoothing_raises_coverage_and_lm_cosine_is_symmetric(tmp_path: 
                              encoder=encoder)
     by = {r["measure"]: r for r in rows}
     graph_rows = {"binc", "cos", "binc+smooth", "cos+smooth"}
-    assert set(by) == graph_rows | {f"{r}+lm" for r in graph_rows} | {"lm_cosine", "exact"}
+    undirected = graph_rows | {f"{r}+lm" for r in graph_rows} | {"lm_cosine"}
+    assert set(by) == undirected | {f"{r}+dir" for r in undirected} | {"exact"}
     # +lm: every readable pair gets a score (the LM's where the graph has none), the graph's rows unchanged.
     assert by["binc+lm"]["coverage"] == by["lm_cosine"]["coverage"] > by["binc"]["coverage"]
     assert by["binc+smooth"]["grounded"] > by["binc"]["grounded"] + 0.05  # measured: 0.54 -> 0.61
@@ -130,3 +131,5 @@ def test_lm_rows_smoothing_raises_coverage_and_lm_cosine_is_symmetric(tmp_path: 
     scores, readable = score_pairs(LmCosine(encoder), pairs)
     np.testing.assert_array_equal(scores[0::2], scores[1::2])
     assert readable.all() and by["lm_cosine"]["coverage"] > 0.9 and by["lm_cosine"]["auc_norm"] < 0.05
+    # +dir lowers a pair's score only towards a less general hypothesis: never above the LM's, on the same pairs.
+    assert by["lm_cosine+dir"]["coverage"] == by["lm_cosine"]["coverage"]

@@ -12,8 +12,8 @@ from graph_builder.embeddings import LM_BACKOFF_SCALE
 from graph_builder.errors import InputError
 from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, ExactScorer, GraphScorer, LmBackoff, LmCosine, PairBatch,
-                                          Scored, Smoothed, Unavailable, base_scorer, build_scorers, graph_names,
-                                          model_scorers)
+                                          Scored, Smoothed, Unavailable, base_scorer, build_scorers,
+                                          direction_factors, graph_names, model_scorers)
 from tests.graph_builder.lm_fixtures import build_lm_graphs
 
 
@@ -32,7 +32,7 @@ class FakeEncoder:
 
 def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet) -> None:
     plain = build_scorers(graphs)
-    assert list(plain) == [*graphs.measures, "exact"]
+    assert list(plain) == [*graphs.measures, "exact", *(f"{m}+dir" for m in graphs.measures)]
     assert plain.default == graphs.default_measure
     # Without the model, every LM scorer is named as unavailable (not unknown), the reason without a path.
     for name in ("lm_cosine", "binc+smooth", "binc+lm", "binc+smooth+lm"):
@@ -48,8 +48,8 @@ def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet
 
 def test_an_extra_set_is_a_scorer_and_its_name_may_not_clash(graphs: GraphSet) -> None:
     registry = build_scorers(graphs, measures=["binc"], extra_graphs={"other": graphs})
-    assert list(registry) == ["binc", "other", "exact"]
-    for clash in ("binc", "exact", "lm_cosine", "mine+lm", "a+smooth"):
+    assert list(registry) == ["binc", "other", "exact", "binc+dir", "other+dir"]
+    for clash in ("binc", "exact", "lm_cosine", "mine+lm", "a+smooth", "b+dir"):
         with pytest.raises(InputError, match="clashes with a scorer name"):
             build_scorers(graphs, extra_graphs={clash: graphs})
 
@@ -58,8 +58,9 @@ def test_with_the_model_the_wrappers_apply_to_every_graph_scorer(graphs: GraphSe
     other = GraphSet.load(graphs.path)  # a set of its own (the errors name sets by name)
     registry = build_scorers(graphs, measures=["binc"], extra_graphs={"other": other}, encoder=FakeEncoder())
     smooth = ["binc+smooth", "other+smooth"] if graphs.embeddings is not None else []
-    assert list(registry) == ["binc", "other", "exact", "lm_cosine", *smooth, "binc+lm", "other+lm",
-                              *[f"{s}+lm" for s in smooth]]
+    lm = ["binc+lm", "other+lm", *[f"{s}+lm" for s in smooth]]
+    directed = [f"{s}+dir" for s in ["binc", "other", "lm_cosine", *smooth, *lm]]
+    assert list(registry) == ["binc", "other", "exact", "lm_cosine", *smooth, *lm, *directed]
     if graphs.embeddings is None:  # the fixture has none: the reason names the set, not its folder
         assert registry.unavailable["other+smooth"].startswith("the graph set 'other' has no predicate embeddings")
         assert registry.unavailable["binc+smooth+lm"].startswith("the loaded graph set has no predicate embeddings")
@@ -138,19 +139,62 @@ def test_a_wrapped_name_is_taken_apart_by_the_registry(graphs: GraphSet) -> None
     # What the graph build must hold for a list of scorers: no `exact`, no `lm_cosine`, each measure once.
     assert graph_names(["exact", " binc+lm", "binc_clean+smooth+lm", "lm_cosine", "binc", "berant", ""]) == [
         "binc", "binc_clean", "berant"]
-    assert model_scorers() == "lm_cosine, <scorer>+smooth, <scorer>+lm"
+    assert model_scorers() == "lm_cosine, <scorer>+smooth, <scorer>+lm"  # `+dir` needs no model of its own
+    assert base_scorer("binc_clean+smooth+lm+dir") == "binc_clean"
 
 
 def test_the_default_is_the_best_measured_scorer_the_installation_offers(graphs: GraphSet) -> None:
     assert build_scorers(graphs).default == graphs.default_measure == "binc"  # no model: the graphs' own
     with_model = build_scorers(graphs, encoder=FakeEncoder())
-    assert with_model.default == ("binc_clean+smooth+lm" if graphs.embeddings is not None else "binc+lm")
+    assert with_model.default == ("binc_clean+smooth+lm+dir" if graphs.embeddings is not None else "binc+lm+dir")
     assert build_scorers(graphs, encoder=FakeEncoder(), default="cos").default == "cos"  # a setting wins
     with pytest.raises(InputError, match="unknown scorer 'nope'"):
         build_scorers(graphs, default="nope")
 
 
-def test_the_scorers_that_run_the_sentence_model_say_so() -> None:
+def test_the_scorers_that_run_the_sentence_model_say_so(graphs: GraphSet) -> None:
     """The service lets batches of these run side by side (their model works outside the interpreter lock)."""
     assert LmCosine.runs_model and Smoothed.runs_model and LmBackoff.runs_model
     assert not GraphScorer.runs_model and not ExactScorer.runs_model and not Unavailable.runs_model
+    registry = build_scorers(graphs, encoder=FakeEncoder())
+    assert registry["lm_cosine+dir"].runs_model and registry["lm_cosine+dir"].reads_text
+    assert not registry["binc+dir"].runs_model and not registry["binc+dir"].reads_text
+
+
+def test_direction_factors_match_a_naive_reference(graphs: GraphSet) -> None:
+    # n(p): a predicate's node counts summed over the graphs, a same-type graph's mirrored slot orders once.
+    naive: dict[str, int] = {}
+    for g in graphs.graphs.values():
+        for node, count in zip(g.nodes, g.counts):
+            predicate, first, second = node.split("#")
+            if not (g.types[0] == g.types[1] and first.endswith("_2")):
+                naive[predicate] = naive.get(predicate, 0) + int(count)
+    predicates = [*sorted(naive), "(never.1,never.2)"]
+    np.testing.assert_array_equal(graphs.generality(predicates), [naive.get(p, 0) for p in predicates])
+    # The fixture: 12 people buy; 8 companies acquire, 4 of those pairs surviving the cutoffs (they also merge).
+    assert naive["(buy.1,buy.2)"] == 12 and naive["(acquire.1,acquire.2)"] == 4
+    queries = [Query(p, h, ("person", "organization")) for p in predicates for h in predicates]
+    expected = []
+    for q in queries:
+        ratio = (naive.get(q.hypothesis, 0) + 1) / (naive.get(q.premise, 0) + 1)
+        # tanh(ln r) = (r^2 - 1) / (r^2 + 1): a premise more general than its hypothesis (r < 1) loses up to 5%.
+        expected.append(1.0 - 0.05 * max(0.0, (1 - ratio ** 2) / (1 + ratio ** 2)))
+    factors = direction_factors(graphs, queries)
+    np.testing.assert_allclose(factors, expected, rtol=1e-12)
+    assert factors.max() == 1.0 and factors.min() > 0.95
+    # A pair and its reverse: the one towards the more general predicate keeps its score.
+    buy_own, own_buy = direction_factors(graphs, [Query("(acquire.1,acquire.2)", "(buy.1,buy.2)", ("a", "b")),
+                                                  Query("(buy.1,buy.2)", "(acquire.1,acquire.2)", ("a", "b"))])
+    assert buy_own == 1.0 and own_buy < 1.0
+
+
+def test_a_directed_scorer_is_its_inner_scores_times_the_factors(graphs: GraphSet) -> None:
+    registry = build_scorers(graphs, measures=["binc"])
+    queries = [Query("(buy.1,buy.2)", "(own.1,own.2)", ("person", "organization")),
+               Query("(own.1,own.2)", "(buy.1,buy.2)", ("person", "organization")),
+               Query("(buy.1,buy.2)", "(buy.1,buy.2)", ("person", "organization"))]
+    batch = PairBatch(queries)
+    inner, directed = batch.scored(registry["binc"]), batch.scored(registry["binc+dir"])
+    np.testing.assert_allclose(directed.scores, inner.scores * direction_factors(graphs, queries))
+    assert directed.scores[2] == 1.0  # the hypothesis itself: no premise is more general than itself
+    assert directed.matches == inner.matches and list(directed.grounded) == list(inner.grounded)
