@@ -128,12 +128,13 @@ def test_levyholt_scores_every_measure_of_the_set_side_by_side(built: tuple[Path
         (tmp_path / name).mkdir()
         (tmp_path / name / f"{name}_rels.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = evaluate_levyholt(gs, tmp_path, ("rels",), tmp_path / "pr.png")
-    assert {(r["set"], r["measure"]) for r in rows} == {(s, m) for s in ("dev", "dev_dir") for m in [*gs.measures, "exact"]}
+    offered = [*gs.measures, "exact", *(f"{m}+dir" for m in gs.measures)]
+    assert {(r["set"], r["measure"]) for r in rows} == {(s, m) for s in ("dev", "dev_dir") for m in offered}
     by = {(r["set"], r["measure"]): r for r in rows}
     assert by[("dev", "binc_clean")]["coverage"] >= 0.5  # every True pair is an edge of the set
     table = format_side_by_side(rows).splitlines()
     assert "dev" in table[0] and "dev_dir" in table[0]
-    assert [line.split()[0] for line in table[3:]] == [*gs.measures, "exact"]
+    assert [line.split()[0] for line in table[3:]] == offered
 
 
 def test_edge_stats_count_both_way_ones_and_negation_edges(tmp_path: Path) -> None:
