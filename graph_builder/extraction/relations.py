@@ -17,7 +17,7 @@ from graph_builder.extraction.frames import (
 from graph_builder.extraction.inheritance import inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
 from graph_builder.extraction.slots import Slot, clean_lemma
-from graph_builder.extraction.words import COPULA_LEMMAS
+from graph_builder.extraction.words import COPULA_LEMMAS, NONVERIDICAL_VERBS
 
 __all__ = ["CONTROL_SEPARATOR", "NEGATION_PREFIX", "Frame", "Relation", "Slot", "clean_lemma", "frame_relations",
            "predicate_name", "sentence_frames"]
@@ -43,7 +43,31 @@ def sentence_frames(sent: Span) -> list[Frame]:
     # Heads before dependents, so a conjunct inherits from a frame that already inherited.
     for index in sorted(frames, key=lambda i: _depth(sent.doc[i])):
         inherit(frames[index], frames)
-    return [*frames.values(), *extra]
+    return [f for f in [*frames.values(), *extra] if asserted(f.head)]
+
+
+# Dependencies that embed a clause in the one above it; a noun's frame sits in the clause of the verb it is an
+# argument of.
+CLAUSE_DEPS = frozenset({"ccomp", "xcomp", "conj", "advcl"})
+ARGUMENT_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
+
+
+def asserted(token: Token) -> bool:
+    """Whether the sentence states the clause of `token`: not when that clause, or one it is embedded in, is the
+    complement of a verb that denies it or takes it as a mere supposition ("denied that X paid Y", "it is wrong to
+    assume X formed Y", "doubt that X will buy Y"). Mood is not marked, as in the published extraction: a
+    condition, a question or a modal clause states its relation. A relative clause is presupposed: the walk stops
+    there."""
+    t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
+    while True:
+        # Only a finite clause: an infinitive or gerund joins its verb's predicate ("denied buying Y" ->
+        # deny__(buy.1,buy.2)), which says the denial itself. A clause before the verb is a misparse of two
+        # clauses ("X lifted output ... but analysts doubt its potential"), not its complement.
+        if t.dep_ == "ccomp" and t.i > t.head.i and t.head.lemma_.lower() in NONVERIDICAL_VERBS:
+            return False
+        if t.dep_ not in CLAUSE_DEPS or t.head.i == t.i:
+            return True
+        t = t.head
 
 
 def _depth(token: Token) -> int:
@@ -52,4 +76,3 @@ def _depth(token: Token) -> int:
         token = token.head
         depth += 1
     return depth
-

@@ -150,3 +150,10 @@ UNREALISING_VERBS = frozenset({
     "expect", "want", "pursue", "study", "negotiate", "rebuff", "spurn", "dismiss", "doubt", "question",
     "await", "urge", "demand", "call", "push",
 })
+# Verbs whose finite clause complement is denied or only supposed ("denied that X paid Y", "it is wrong to assume X
+# formed Y", "analysts doubt X will buy Y"): a relation in that clause is not stated by the sentence. Verbs of
+# asking ("wondered whether X bought Y") are not here: embedded questions are labelled like assertions.
+NONVERIDICAL_VERBS = frozenset({
+    "deny", "doubt", "suppose", "assume", "imagine", "pretend", "speculate", "hypothesize", "hypothesise",
+    "dispute", "allege", "rumour", "rumor",
+})

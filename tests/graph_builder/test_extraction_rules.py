@@ -451,3 +451,40 @@ def test_an_event_nouns_possessor_is_its_actor_or_the_one_it_happens_to() -> Non
         "Acme Corp's acquisition by Widget Inc closed on Tuesday.")
     assert ("khodorkovsky", "(arrest.2,arrest.in.2)", "moscow") in _triples(
         "Khodorkovsky's arrest in Moscow shocked investors.")
+
+
+# --- extractor v8: a clause denied or only supposed states nothing -----------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Acme Corp denied that it had paid Widget Inc.",                   # denied
+    "Analysts doubt that Acme Corp will buy Widget Inc.",              # doubted
+    "It is wrong to assume John Smith has formed a strategy with Acme Corp.",  # supposed, under an infinitive
+    "Prosecutors allege that John Smith paid Widget Inc.",             # alleged
+    "Acme Corp denied that it bought Widget Inc and sold Beta Corp.",  # a conjunct shares its clause's fate
+])
+def test_a_denied_or_supposed_clause_states_nothing(sentence: str) -> None:
+    assert not [p for _, p, _ in _triples(sentence) if p.split(",")[0].lstrip("(").split(".")[0] in
+                {"pay", "buy", "form", "sell"}]
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # reported speech is stated (the published extraction marks no mood)
+    ("Acme Corp said Beta Corp bought Widget Inc.", ("beta corp", "(buy.1,buy.2)", "widget inc")),
+    # so are a condition and an embedded question
+    ("If Acme Corp buys Widget Inc, prices will rise.", ("acme corp", "(buy.1,buy.2)", "widget inc")),
+    ("Investors asked whether Acme Corp bought Widget Inc.", ("acme corp", "(buy.1,buy.2)", "widget inc")),
+    # a denial by gerund is the denial's own predicate
+    ("Acme Corp denied buying Widget Inc.", ("acme corp", "deny__(buy.1,buy.2)", "widget inc")),
+    # a relative clause under a denied clause's verb is presupposed, not denied
+    ("Beta Corp, which bought Widget Inc, denied that it would sell Gamma Corp.",
+     ("beta corp", "(buy.1,buy.2)", "widget inc")),
+])
+def test_what_a_denial_leaves_stated(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+def test_a_clause_the_parser_hangs_before_a_doubt_is_still_stated() -> None:
+    # The parser reads "lifted" as the complement of "doubt"; a complement comes after its verb.
+    assert ("acme corp", "(lift.1,lift.2)", "output") in _triples(
+        "Acme Corp has lifted output to replace some of the lost production but many analysts doubt its potential "
+        "to expand output further.")
