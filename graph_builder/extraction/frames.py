@@ -11,7 +11,8 @@ from graph_builder.extraction.slots import Slot, clean_lemma, introduces_example
 from graph_builder.extraction.words import (
     AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS,
     PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
-    SOURCE_VERBS, SUBJECT_DEPS, UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
+    SOURCE_VERBS, SUBJECT_DEPS, UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT, AGENT_NOUNS,
+    AGENT_NOUN_ENDINGS,
 )
 
 
@@ -47,6 +48,28 @@ def fronted(prep: Token, verb: Token) -> bool:
 
 def is_passive(verb: Token) -> bool:
     return any(c.dep_ in {"auxpass", "nsubjpass", "agent"} for c in verb.children)
+
+
+def misplaced_agent(verb: Token) -> Token | None:
+    """"X was ordered to pay damages by a court", "X was asked to delay the date by Y": the by-phrase the parser
+    hangs on an open clause (or on its object) is the agent of the passive verb that controls the clause, when that
+    verb has none. Not the by-phrase of an object that names an act ("asked to approve a takeover by Y")."""
+    head = verb.head
+    if verb.dep_ != "xcomp" or head.i == verb.i or not is_passive(head) or any(c.dep_ == "agent" for c in head.children):
+        return None
+    if is_passive(verb):  # "expected to be announced by Y": the clause's own agent
+        return None
+    candidates = [c for c in verb.children if c.dep_ in {"prep", "agent"} and c.lower_ == "by"]
+    for obj in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"):
+        noun = obj.lemma_.lower()
+        if noun not in NOMINAL_VERBS and noun not in AGENT_NOUNS and not noun.endswith(AGENT_NOUN_ENDINGS):
+            candidates += [c for c in obj.children if c.dep_ == "prep" and c.lower_ == "by"]
+    for prep in candidates:
+        # "forecast to grow by 0.6 million bpd": an amount measures, it does not act.
+        if any(c.dep_ == "pobj" and argument_of(c) is not None and c.ent_type_ not in AMOUNT_LABELS
+               and not any(t.like_num for t in c.subtree) for c in prep.children):
+            return prep
+    return None
 
 
 def negating_determiner(noun: Token) -> Token | None:
@@ -113,6 +136,13 @@ def verb_frame(verb: Token) -> Frame | None:
             if no is not None:
                 frame.negations += 1
                 frame.words.add(no)
+    moved = misplaced_agent(verb)
+    if moved is not None:
+        frame.slots = [s for s in frame.slots if moved not in s.words]
+    for clause in (c for c in verb.children if c.dep_ == "xcomp"):
+        agent = misplaced_agent(clause)
+        if agent is not None:
+            frame.slots += slots_for([c for c in agent.children if c.dep_ == "pobj"], "1", (agent,))
     if lemma in REPORTING_VERBS:
         reports = verb.dep_ == "parataxis" or any(c.dep_ in {"ccomp", "parataxis"} for c in verb.children)
         frame.slots = [s for s in frame.slots if _reporting_slot_kept(s, lemma, reports)]

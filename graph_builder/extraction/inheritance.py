@@ -26,7 +26,8 @@ def _surface_subjects(frame: Frame) -> list[Slot]:
 
 
 def _by_agent(slot: Slot) -> bool:
-    return any(w.dep_ == "agent" for w in slot.words)
+    # A by-phrase the parser hung lower and `misplaced_agent` gave back to its passive verb is an agent too.
+    return any(w.dep_ == "agent" or (slot.role == "1" and w.lower_ == "by" and w.pos_ == "ADP") for w in slot.words)
 
 
 def inherit(frame: Frame, frames: dict[int, Frame]) -> None:

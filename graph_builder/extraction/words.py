@@ -157,3 +157,12 @@ NONVERIDICAL_VERBS = frozenset({
     "deny", "doubt", "suppose", "assume", "imagine", "pretend", "speculate", "hypothesize", "hypothesise",
     "dispute", "allege", "rumour", "rumor",
 })
+# Nouns that name an act and so take their own by-agent ("approve a request by Obama", "matching a move by
+# Continental"), beside the event nouns of NOMINAL_VERBS and nouns ending like a verb's noun (-tion, -ment, ...).
+AGENT_NOUNS = frozenset({
+    "move", "cut", "bid", "offer", "appeal", "request", "call", "attack", "raid", "increase", "hike", "rise",
+    "decline", "drop", "change", "claim", "comment", "speech", "statement", "decision", "ruling", "vote", "buyback",
+    "deal", "report", "study", "survey", "review", "probe", "loss", "gain", "purchase", "sale", "plan", "effort",
+    "push", "bet", "order", "ban", "veto", "threat", "warning", "promise", "pledge", "demand", "remark", "visit",
+})
+AGENT_NOUN_ENDINGS = ("tion", "sion", "ment", "al", "ure", "ance", "ence", "ing", "ship")

@@ -488,3 +488,35 @@ def test_a_clause_the_parser_hangs_before_a_doubt_is_still_stated() -> None:
     assert ("acme corp", "(lift.1,lift.2)", "output") in _triples(
         "Acme Corp has lifted output to replace some of the lost production but many analysts doubt its potential "
         "to expand output further.")
+
+
+# --- extractor v8: a by-phrase hung under an open clause is its passive controller's agent ----------------------------
+
+@pytest.mark.parametrize(("sentence", "expected", "wrong"), [
+    # on the object of the open clause
+    ("Acme Corp was ordered to pay damages by a Texas court.",
+     ("texas court", "(order.1,order.2)", "acme corp"), ("acme corp", "order__(pay.1,pay.damage.by.2)", "texas court")),
+    # on the open clause's verb
+    ("Acme Corp was forced to recall the phones by regulators.",
+     ("regulator", "(force.1,force.2)", "acme corp"), ("acme corp", "force__(recall.1,recall.by.2)", "regulator")),
+])
+def test_a_by_phrase_under_an_open_clause_is_the_passive_controllers_agent(
+        sentence: str, expected: tuple[str, str, str], wrong: tuple[str, str, str]) -> None:
+    triples = _triples(sentence)
+    assert expected in triples and wrong not in triples
+
+
+def test_a_misplaced_agent_reads_as_one_the_parser_hangs_right() -> None:
+    assert ("texas court", "(order.1,order.2)", "acme corp") in _triples(
+        "Acme Corp was ordered by a Texas court to pay damages.")
+
+
+def test_an_act_keeps_its_own_by_agent_under_an_open_clause() -> None:
+    assert ("shareholder", "ask__(approve.1,approve.takeover.by.2)", "warburg pincus") in _triples(
+        "Shareholders were asked to approve the takeover by Warburg Pincus.")
+    # a passive open clause keeps its own agent
+    assert ("portfolio", "set__(publish.1,publish.2)", "book") in _triples(
+        "The book is set to be published later this month by Portfolio.")
+    # an amount measures: it is nobody's agent
+    assert not [t for t in _triples("Supply was forecast to grow by 0.6 million bpd this year.")
+                if t[1] == "(forecast.1,forecast.2)"]
