@@ -353,7 +353,7 @@ class Directed:
     @classmethod
     def wrap(cls, inner: Scorer, context: ScorerContext) -> Scorer | str | None:
         """The directed scorer; None for `exact`, which knows no entailment to direct."""
-        if inner.name == EXACT:
+        if isinstance(inner, ExactScorer):
             return None
         return cls(inner, context.graphs)
 
