@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,25 +33,22 @@ def serve(
 def run_server(settings: Settings, overrides: dict[str, Any]) -> None:
     """Run uvicorn with the service's HTTP limits (service.protocol), in one process or `settings.workers`."""
     from uvicorn import Server
-    from uvicorn.supervisors import Multiprocess
 
-    from service.protocol import ServingConfig, limits_for
+    from service.protocol import ServingConfig
+    from service.supervise import serving_options
 
-    limits = limits_for(settings.max_request_line, settings.max_headers, settings.max_header_bytes,
-                        settings.header_timeout, settings.body_timeout, settings.max_connections)
-    common: dict[str, Any] = {"limits": limits, "host": settings.host, "port": settings.port,
-                              "log_level": settings.log_level, "workers": settings.workers}
     if settings.workers > 1:
-        # Each worker process builds its own app from the environment, so overrides travel as EGQA_* vars.
+        # Each worker process builds its own app from the environment, so overrides travel as EGQA_* vars; the
+        # supervisor runs in a fresh interpreter without this command line's imports (service/supervise.py).
         for key, value in overrides.items():
             text = json.dumps({k: str(v) for k, v in value.items()}) if isinstance(value, dict) else str(value)
             os.environ[f"EGQA_{key.upper()}"] = text
-        config = ServingConfig("service.app:app_from_env", factory=True, **common)
-        Multiprocess(config, sockets=[config.bind_socket()]).run()
-        return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, [sys.executable, "-m", "service.supervise"])
     from service.app import create_app
 
-    server = Server(ServingConfig(create_app(settings), **common))
+    server = Server(ServingConfig(create_app(settings), **serving_options(settings)))
     server.run()
     if not server.started:
         raise SystemExit(3)  # uvicorn's start-up failure code: the port is taken or the lifespan failed
