@@ -136,9 +136,10 @@ def verb_frame(verb: Token) -> Frame | None:
             if no is not None:
                 frame.negations += 1
                 frame.words.add(no)
-    moved = misplaced_agent(verb)
-    if moved is not None:
-        frame.slots = [s for s in frame.slots if moved not in s.words]
+    # A by-phrase hung here that is the agent of the passive verb above goes to that verb's frame (below).
+    misplaced = misplaced_agent(verb)
+    if misplaced is not None:
+        frame.slots = [s for s in frame.slots if misplaced not in s.words]
     for clause in (c for c in verb.children if c.dep_ == "xcomp"):
         agent = misplaced_agent(clause)
         if agent is not None:
