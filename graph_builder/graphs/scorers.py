@@ -72,6 +72,7 @@ class PairBatch:
     _identity: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
     _contradictions: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
     _resolved: dict[GraphSet, Resolution] = field(default_factory=dict, repr=False)
+    _directions: dict[tuple[GraphSet, float], npt.NDArray[np.float64]] = field(default_factory=dict, repr=False)
 
     def scored(self, scorer: Scorer) -> Scored:
         """Score this batch with `scorer` (once per scorer name)."""
@@ -100,6 +101,15 @@ class PairBatch:
             self._identity = np.array([q.premise == q.hypothesis and not q.premise_reversed for q in self.queries],
                                       dtype=bool)
         return self._identity
+
+    def direction_factors(self, graphs: GraphSet, penalty: float) -> npt.NDArray[np.float64]:
+        """`direction_factors` of this batch, once per graph set and penalty: every `+dir` scorer of a batch (the
+        service scores one batch with several) multiplies by the same factors."""
+        key = (graphs, penalty)
+        found = self._directions.get(key)
+        if found is None:
+            found = self._directions[key] = direction_factors(graphs, self.queries, penalty)
+        return found
 
     def resolved(self, graphs: GraphSet) -> Resolution:
         """This batch resolved in `graphs` (typed, fuzzy, backoff; no smoothing), once per graph set: every
@@ -314,7 +324,8 @@ def direction_factors(graphs: GraphSet, queries: Sequence[Query],
     r = (n(hypothesis) + 1) / (n(premise) + 1) and n a predicate's count in the graphs (`GraphSet.generality`)."""
     if not queries:
         return np.ones(0)
-    ratio = (graphs.generality([q.hypothesis for q in queries]) + 1) / (graphs.generality([q.premise for q in queries]) + 1)
+    hypotheses = graphs.generality([q.hypothesis for q in queries])
+    ratio = (hypotheses + 1) / (graphs.generality([q.premise for q in queries]) + 1)
     return 1.0 - penalty * np.maximum(0.0, -np.tanh(np.log(ratio)))
 
 
@@ -347,8 +358,7 @@ class Directed:
     def score(self, batch: PairBatch) -> Scored:
         """The inner scores times each pair's direction factor."""
         base = batch.scored(self.inner)
-        return Scored(base.scores * direction_factors(self.graphs, batch.queries, self.penalty), base.matches,
-                      base.grounded)
+        return Scored(base.scores * batch.direction_factors(self.graphs, self.penalty), base.matches, base.grounded)
 
     @classmethod
     def wrap(cls, inner: Scorer, context: ScorerContext) -> Scorer | str | None:
