@@ -30,7 +30,8 @@ from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
 from graph_builder.extraction.questions import extract_question
 from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.predicates import is_normalised
-from graph_builder.graphs.scorers import LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, build_scorers
+from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, answer_threshold,
+                                          build_scorers)
 from graph_builder.windows import window_of, window_span
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
 from service.evidence import EvidenceCache
@@ -341,7 +342,7 @@ class ScoringEngine:
         predicates only, the store returns each lookup's evidence grouped by predicate, which scores
         alike and costs a fraction of whole rows."""
         scorer = self.registry.check(options.scorer)
-        threshold = self.threshold if options.threshold is None else options.threshold
+        threshold = answer_threshold(scorer, self.threshold) if options.threshold is None else options.threshold
         if options.top_k < 0:
             raise InputError("top_k must be 0 or more")
         # Entries of one bundle ask the very same lookup: each distinct one goes to the store once.

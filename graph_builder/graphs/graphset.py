@@ -14,6 +14,7 @@ import numpy.typing as npt
 from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest
+from graph_builder.graphs.combined import Combination, load_combination
 from graph_builder.graphs.counts import graph_name, typed_node
 from graph_builder.graphs.fuzzy import FUZZY_LIMIT, FUZZY_MIN_COUNT, FuzzyEntry, FuzzyIndex
 
@@ -137,11 +138,12 @@ class GraphSet:
     """All graphs of one build or import, with the fuzzy index; scores premise -> hypothesis."""
 
     def __init__(self, path: Path, manifest: dict[str, Any], graphs: dict[str, Graph],
-                 embeddings: PredicateEmbeddings | None = None) -> None:
+                 embeddings: PredicateEmbeddings | None = None, combination: Combination | None = None) -> None:
         self.path = path
         self.manifest = manifest
         self.graphs = graphs
         self.embeddings = embeddings
+        self.combination = combination  # weights of the `combined` scorer fitted for these graphs, if any
         self._slots: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
         self._graph_of: dict[tuple[str, str], Graph | None] = {}
         # A predicate's fuzzy readings, remembered (bounded): a batch asks the same predicates again and again.
@@ -169,7 +171,8 @@ class GraphSet:
         path = Path(path)
         manifest = read_graphset_manifest(path, verify)
         graphs = {name: load_graph(path / name, verify) for name in sorted(manifest["graphs"])}
-        return cls(path, manifest, graphs, load_predicate_embeddings(path, manifest["graphs"], verify))
+        return cls(path, manifest, graphs, load_predicate_embeddings(path, manifest["graphs"], verify),
+                   load_combination(path))
 
     @property
     def measures(self) -> list[str]:

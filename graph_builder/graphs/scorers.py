@@ -21,6 +21,8 @@ Kinds:
 - wrapper `Directed` (`<scorer>+dir`): direction from generality (the distributional generality hypothesis,
   Weeds et al. 2004): an entailed predicate is usually the more general one, seen with more argument pairs. A
   premise more general than its hypothesis has its score lowered by at most DIRECTION_PENALTY; the rest keep it.
+- `Combined` (`combined`): a logistic regression over other scorers' answers (`graph_builder.graphs.combined`),
+  fitted on a benchmark split for the loaded graphs; offered only where `<graphs>/combined.json` exists.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ import numpy.typing as npt
 from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache
 from graph_builder.errors import InputError
 from graph_builder.graphs.antonyms import contradicts, may_be_contradicted
+from graph_builder.graphs.combined import COMBINED_FILE, Combination
 from graph_builder.graphs.graphset import GraphSet, Prepared, Query, Smoothing, check_smoothing
 
 EXACT = "exact"
 LM_COSINE = "lm_cosine"
+COMBINED = "combined"
 LM_BACKOFF_MATCH = "lm_backoff"  # the match kind of a pair an LM backoff scored
 NO_MATCH = "none"
 ANTONYM = "antonym"  # the match kind of a pair whose premise says the opposite of its hypothesis: scored 0
@@ -47,7 +51,7 @@ ANTONYM = "antonym"  # the match kind of a pair whose premise says the opposite 
 # binc_clean+smooth+lm 46.0 (paired 0.0 [-0.1, 0.0]; dev 47.8 both), binc 38.5; of these only `+dir` ranks
 # the LevyHolt directional pairs better than chance (docs/results.md). Without the `lm` extra or predicate
 # embeddings the next one available is taken, down to the graphs' own default measure.
-PREFERRED_DEFAULTS = ("binc_clean+smooth+lm+dir", "binc+lm+dir", "binc_clean+smooth")
+PREFERRED_DEFAULTS = (COMBINED, "binc_clean+smooth+lm+dir", "binc+lm+dir", "binc_clean+smooth")
 # `+dir`: the largest share of a score taken from a premise far more general than its hypothesis. Chosen on
 # LevyHolt dev, the set without a directional question: there it costs the default scorer 0.5 AP_norm points.
 DIRECTION_PENALTY = 0.05
@@ -369,6 +373,64 @@ class Directed:
 
 
 @dataclass(frozen=True)
+class Combined:
+    """Several scorers' answers weighed by a fitted logistic regression (`graph_builder.graphs.combined`).
+
+    A hypothesis' answer is the combination of each component's best score over its evidence, exactly as fitted;
+    each pair gets that answer scaled by how its own component scores combine against the hypothesis' best
+    pair, so the best pair carries the answer and the rest of the evidence is ordered below it."""
+
+    combination: Combination
+    components: tuple[Scorer, ...]
+    name: str = COMBINED
+    reads_graphs: ClassVar[bool] = True
+
+    @property
+    def reads_text(self) -> bool:
+        """Whether any component reads text."""
+        return any(c.reads_text for c in self.components)
+
+    @property
+    def runs_model(self) -> bool:
+        """Whether any component runs the sentence model."""
+        return any(c.runs_model for c in self.components)
+
+    @property
+    def answer_threshold(self) -> float:
+        """P(true) at or above which an answer is true: fitted with the weights."""
+        return self.combination.threshold
+
+    def score(self, batch: PairBatch) -> Scored:
+        """Each hypothesis' combined answer, carried by its best pair; its other pairs below it."""
+        parts = [batch.scored(c) for c in self.components]
+        pairs = np.column_stack([p.scores for p in parts])
+        groups = np.arange(len(pairs)) if batch.groups is None else np.asarray(batch.groups)
+        _, inverse = np.unique(groups, return_inverse=True)
+        best = np.zeros((inverse.max() + 1, pairs.shape[1]))
+        np.maximum.at(best, inverse, pairs)
+        answers = self.combination.probability(best)
+        own = self.combination.probability(pairs)
+        top = np.zeros(len(answers))
+        np.maximum.at(top, inverse, own)
+        scores = answers[inverse] * own / top[inverse]
+        grounded = np.logical_or.reduce([p.grounded for p in parts])
+        return Scored(scores, parts[0].matches, grounded)
+
+    @classmethod
+    def offer(cls, combination: Combination | None, offered: Mapping[str, Scorer],
+              unavailable: Mapping[str, str]) -> Combined | str:
+        """The combined scorer, or why it is not offered: no combination fitted, or a component missing."""
+        if combination is None:
+            return (f"no combination is fitted for the loaded graphs (`egqa graph combine EVAL_DIR --graphs "
+                    f"GRAPHS_DIR` writes {COMBINED_FILE})")
+        missing = [c for c in combination.components if c not in offered]
+        if missing:
+            why = "; ".join(f"{c}: {unavailable.get(c, 'not a scorer of this installation')}" for c in missing)
+            return f"its components are not all offered ({why})"
+        return cls(combination, tuple(offered[c] for c in combination.components))
+
+
+@dataclass(frozen=True)
 class ScorerContext:
     """What the wrappers need to decide whether they apply: the model, smoothing settings, graph set names."""
 
@@ -431,6 +493,13 @@ def graph_names(names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(b for b in bases if b not in (EXACT, LM_COSINE)))
 
 
+def answer_threshold(scorer: Scorer, default: float) -> float:
+    """The score at or above which `scorer`'s answer is true: its own where it was fitted with one (`combined`
+    gives probabilities), else the installation's."""
+    own = getattr(scorer, "answer_threshold", None)
+    return default if own is None else float(own)
+
+
 def model_scorers() -> str:
     """How a message names the scorers that need the sentence-embedding model (`lm_cosine, <scorer>+smooth, ...`)."""
     # The wrappers that read the model return the install hint from `wrap` when the encoder is missing.
@@ -470,13 +539,13 @@ def build_scorers(graphs: GraphSet, *, measures: Sequence[str] | None = None,
                   smooth_k: int = 4, smooth_min_cosine: float = 0.5, default: str | None = None) -> Scorers:
     """Every scorer the loaded graphs and model allow, in a fixed order: each measure of `graphs` (or only
     `measures`), each extra graph set by its name, `exact`, `lm_cosine` when the model is loaded, then each
-    wrapper of `WRAPPERS` over every scorer it applies to. `default` (else the graphs' default measure)
+    wrapper of `WRAPPERS` over every scorer it applies to, then `combined` where the graphs have a combination. `default` (else the graphs' default measure)
     must be one of them."""
     check_smoothing(smooth_k, smooth_min_cosine)
     extra = dict(sorted((extra_graphs or {}).items()))
     chosen = [graphs.check_measure(m) for m in measures] if measures else list(graphs.measures)
     base: list[Scorer] = [GraphScorer(m, graphs, m) for m in chosen]
-    reserved = {*chosen, EXACT, LM_COSINE}
+    reserved = {*chosen, EXACT, LM_COSINE, COMBINED}
     for name, extra_set in extra.items():
         if name in reserved or any(w.SUFFIX in name for w in WRAPPERS):
             raise InputError(f"extra graph set name {name!r} clashes with a scorer name; taken: "
@@ -506,6 +575,11 @@ def build_scorers(graphs: GraphSet, *, measures: Sequence[str] | None = None,
                 missing.append(Unavailable(name, reason, wrapper.reads_graphs))
             else:
                 scorers.append(wrapped)
+    combined = Combined.offer(graphs.combination, {s.name: s for s in scorers}, unavailable)
+    if isinstance(combined, str):
+        unavailable[COMBINED] = combined
+    else:
+        scorers.append(combined)
     names = {s.name for s in scorers}
     default = default or next((n for n in PREFERRED_DEFAULTS if n in names), None) or \
         (graphs.default_measure if graphs.default_measure in chosen else chosen[0])

@@ -1,4 +1,4 @@
-"""`egqa graph build|show|top|stats|import|embed|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
+"""`egqa graph build|show|top|stats|import|embed|combine|export|eval-levyholt`: thin wrappers over graph_builder.graphs."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from benchmark.levyholt import FORMATS as LEVYHOLT_FORMATS
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, DEFAULT_WORKERS,
                                         BuildParams, build_graphs)
+from graph_builder.graphs.combined import DEFAULT_C, DEFAULT_COMPONENTS
 from graph_builder.graphs.completion import CompletionParams
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
@@ -179,6 +180,28 @@ def embed(
     typer.echo(f"graphs {len(manifest['graphs']):,}  nodes {nodes:,}  distinct predicate texts {manifest['texts']:,}  "
                f"model {manifest['model']} ({manifest['encoder']})")
     typer.echo(f"embeddings: {graphs / 'embeddings'}")
+
+
+@graph_app.command("combine")
+def combine(
+    evaluation: Annotated[Path, typer.Argument(help="An `egqa evaluate` output folder (or its scores.jsonl) on the "
+                                                    "split to fit on, holding every component's scores.")],
+    graphs: Annotated[Path, typer.Option("--graphs", help="The graph set the evaluation was served with; "
+                                                          "combined.json goes there.")],
+    components: Annotated[str, typer.Option(help="Comma-separated component scorers.")]
+    = ",".join(DEFAULT_COMPONENTS),
+    c: Annotated[float, typer.Option("--c", help="Inverse L2 strength of the logistic regression.")] = DEFAULT_C,
+    check: Annotated[list[Path] | None, typer.Option("--check", help="Another evaluation (e.g. the test split) to "
+                                                                      "score with the fitted weights; repeatable.")]
+    = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Fit and report without writing combined.json.")] = False,
+) -> None:
+    """Fit the `combined` scorer: a logistic regression over component scorers' answers on a benchmark split."""
+    from service.combine import fit_from_evaluation, format_fit
+
+    names = [n.strip() for n in components.split(",") if n.strip()]
+    result = fit_from_evaluation(evaluation, graphs, names, c=c, checks=check or [], write=not dry_run)
+    typer.echo(format_fit(result))
 
 
 @graph_app.command("export")

@@ -204,3 +204,45 @@ def test_interleave_sends_each_batch_to_its_scorers_spacing_apart() -> None:
     for k in range(3):
         assert place[("lin", f"e{k}")] - place[("binc", f"e{k}")] >= 4
     assert interleave([[("binc", b) for b in batches]], 4) == [("binc", b) for b in batches]
+
+
+def test_a_combination_fitted_on_one_run_scores_over_http_as_fitted(server: str, entries: list[dict[str, Any]],
+                                                                   reuters_build: Build, tmp_path: Path) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from graph_builder.graphs.combined import load_combination
+    from service.cli import app
+
+    pytest.importorskip("sklearn")
+    fit_run = tmp_path / "fit"
+    evaluate(entries, server, fit_run, EvalConfig(("binc", "binc+dir", "exact"), batch_size=16, resamples=50))
+    graphs = tmp_path / "graphs"
+    shutil.copytree(reuters_build.graphs, graphs)
+    dry = CliRunner().invoke(app, ["graph", "combine", str(fit_run), "--graphs", str(graphs), "--components",
+                                   "binc+dir,exact", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "dry run: nothing written" in dry.output and load_combination(graphs) is None
+    fitted = CliRunner().invoke(app, ["graph", "combine", str(fit_run), "--graphs", str(graphs), "--components",
+                                      "binc+dir,exact", "--check", str(fit_run)])
+    assert fitted.exit_code == 0, fitted.output
+    lines = fitted.output.splitlines()
+    assert lines[0].split() == ["component", "w", "score", "w", "ln(score)", "w", "[score>0]"]
+    assert "combined minus it, AP_norm" in fitted.output and f"written: {graphs / 'combined.json'}" in fitted.output
+    combination = load_combination(graphs)
+    assert combination is not None and combination.components == ("binc+dir", "exact")
+    # Served with those graphs, `combined` is offered and the default; its answers are the fitted model's.
+    with serve_in_thread(Settings(graphs_dir=graphs, store_url=reuters_build.sqlite_url)) as url:
+        out = tmp_path / "served"
+        evaluate(entries, url, out, EvalConfig(("combined",), batch_size=16, resamples=0))
+    served = {x["id"]: x for x in map(orjson.loads, (out / "scores.jsonl").read_bytes().splitlines())}
+    offline = [orjson.loads(x) for x in (fit_run / "scores.jsonl").read_bytes().splitlines()]
+    for row in offline:
+        expected = combination.probability([[row["binc+dir"], row["exact"]]])[0] if row["has_evidence"] else 0.0
+        assert served[row["id"]]["combined"] == pytest.approx(expected, rel=1e-5, abs=1e-9)
+    # A component the run does not hold is named, with the command that adds it.
+    missing = CliRunner().invoke(app, ["graph", "combine", str(fit_run), "--graphs", str(graphs), "--components",
+                                       "binc,lin"])
+    assert missing.exit_code == 2
+    assert "no scores for lin" in missing.output and "egqa evaluate ... --scorer binc,lin" in missing.output
