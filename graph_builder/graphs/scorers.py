@@ -414,7 +414,17 @@ class Combined:
         np.maximum.at(top, inverse, own)
         scores = answers[inverse] * own / top[inverse]
         grounded = np.logical_or.reduce([p.grounded for p in parts])
-        return Scored(scores, parts[0].matches, grounded)
+        return Scored(scores, self.matches(parts), grounded)
+
+    @staticmethod
+    def matches(parts: Sequence[Scored]) -> list[str]:
+        """Each pair's match: the first component's, unless it only backed off to the LM or met nothing and a
+        later component scored the pair, whose match then says how the graphs met it."""
+        out = list(parts[0].matches)
+        for k, match in enumerate(out):
+            if match in (LM_BACKOFF_MATCH, NO_MATCH):
+                out[k] = next((p.matches[k] for p in parts[1:] if p.scores[k] > 0), match)
+        return out
 
     @classmethod
     def offer(cls, combination: Combination | None, offered: Mapping[str, Scorer],

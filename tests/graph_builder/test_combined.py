@@ -113,12 +113,13 @@ class Fixed:
     reads_graphs = True
     runs_model = False
 
-    def __init__(self, name: str, scores: list[float]) -> None:
+    def __init__(self, name: str, scores: list[float], matches: list[str] | None = None) -> None:
         self.name = name
         self.scores = np.array(scores)
+        self.kinds = matches or ["typed"] * len(scores)
 
     def score(self, batch: PairBatch) -> Scored:
-        return Scored(self.scores, ["typed"] * len(self.scores), np.ones(len(self.scores), dtype=bool))
+        return Scored(self.scores, self.kinds, np.ones(len(self.scores), dtype=bool))
 
 
 def test_combined_scores_match_a_naive_reference_group_by_group(graphs_dir: Path) -> None:
@@ -158,3 +159,12 @@ def test_the_registry_offers_combined_only_with_a_fitted_artefact(graphs_dir: Pa
     registry = build_scorers(GraphSet.load(copy))
     assert COMBINED not in registry and registry.default != COMBINED
     assert "lm_cosine: the sentence-embedding model is not loaded" in registry.unavailable[COMBINED]
+
+
+def test_a_pair_the_first_component_only_backed_off_on_takes_the_match_of_the_one_that_scored_it(
+        graphs_dir: Path) -> None:
+    combo = _combination(graphs_dir)
+    first = Fixed("binc", [1e-9, 1e-9, 0.5], ["lm_backoff", "lm_backoff", "typed"])
+    second = Fixed("binc+dir", [0.3, 0.0, 0.2], ["fuzzy", "none", "backoff"])
+    batch = PairBatch([Query("(p.1,p.2)", "(q.1,q.2)", ("a", "b"))] * 3, groups=np.array([0, 1, 2]))
+    assert Combined(combo, (first, second)).score(batch).matches == ["fuzzy", "lm_backoff", "typed"]
