@@ -20,7 +20,7 @@ PORT="${EGQA_FULL_PORT:-8765}"
 ES_PORT=9250
 LEVYHOLT=../shared/data/levyholt
 BERANT=../shared/data/berant2011/original-edgelist.txt
-SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant,binc+lm,binc_clean+smooth+lm,binc_lp,binc_clean_lp,binc_lp+lm,binc_clean_lp+smooth+lm}"
+SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant,binc+lm,binc_clean+smooth+lm,binc_clean+smooth+lm+dir,binc_lp,binc_clean_lp,binc_lp+lm,binc_clean_lp+smooth+lm}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
@@ -102,6 +102,16 @@ if [ -n "${EGQA_FROZEN_BENCHMARK:-}" ]; then
   stage evaluate-frozen serve_and_evaluate frozen "sqlite:///$OUT/evidence.db" "$EGQA_FROZEN_BENCHMARK"
   stage compare-frozen compare_all frozen
 fi
+# 6c. The combined scorer fitted on the dev split's answers (written to graphs/combined.json), and scored on the
+#     held-out splits exactly as the service will score them (docs/metrics-and-scorers.md).
+combine() {
+  local checks=(--check "$OUT/eval-sqlite-test")
+  if [ -n "${EGQA_FROZEN_BENCHMARK:-}" ]; then
+    checks+=(--check "$OUT/eval-frozen-dev" --check "$OUT/eval-frozen-test")
+  fi
+  egqa graph combine "$OUT/eval-sqlite-dev" --graphs "$OUT/graphs" "${checks[@]}" | tee "$OUT/combine.txt"
+}
+stage combine combine
 # 7. The same graphs on LevyHolt dev and dev_dir.
 stage levyholt egqa graph eval-levyholt "$OUT/graphs" "$LEVYHOLT" --long --lm
 # 8. Optionally the same store and evaluation through a real Elasticsearch.

@@ -232,7 +232,7 @@ def test_a_combination_fitted_on_one_run_scores_over_http_as_fitted(server: str,
     assert "combined minus it, AP_norm" in fitted.output and f"written: {graphs / 'combined.json'}" in fitted.output
     combination = load_combination(graphs)
     assert combination is not None and combination.components == ("binc+dir", "exact")
-    # Served with those graphs, `combined` is offered and the default; its answers are the fitted model's.
+    # Served with those graphs, `combined` is offered; its answers are the fitted model's.
     with serve_in_thread(Settings(graphs_dir=graphs, store_url=reuters_build.sqlite_url)) as url:
         out = tmp_path / "served"
         evaluate(entries, url, out, EvalConfig(("combined",), batch_size=16, resamples=0))
