@@ -183,8 +183,9 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
         app.state.swapper = GraphSwapper(settings)
         app.state.ingestion = None
         if app.state.engine is not None:
-            from graph_builder.extraction import load_pipeline
-            await run_in_threadpool(load_pipeline)  # parse free-text questions without a first-call delay
+            if settings.preload_parser:
+                from graph_builder.extraction import load_pipeline
+                await run_in_threadpool(load_pipeline)  # parse free-text questions without a first-call delay
             if app.state.engine.graph_set is None:
                 app.state.engine.graph_set = describe(app.state.engine.graphs, 1)
             app.state.ingestion = await run_in_threadpool(open_ingestion, app, settings, app.state.engine)

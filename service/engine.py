@@ -39,7 +39,9 @@ from service.names import NameResolver, ResolvedName
 
 _PLACEHOLDERS = ("Alice", "Bob")
 WINDOW_RECHECK_SECONDS = 60.0  # a window seen holding news is not asked about again for this long
-RECENT_PAIRS = 250_000  # pairs of recent batches kept for the next scorer (about 200 bytes each)
+RECENT_PAIRS = 150_000  # pairs of recent batches kept for the next scorer: an evaluation's five scorers of a batch
+# follow each other 4 requests apart (service.evaluate.interleave), about 20 batches of ~6,000 pairs; 250,000 held
+# ~50 MB more per worker, with no time lost at 150,000 on five scorers (docs/benchmarks.md)
 
 
 @dataclass(frozen=True)

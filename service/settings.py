@@ -45,6 +45,9 @@ class Settings(BaseSettings):
                                              "user named in EGQA_STORE_URL (http://user@host:port).")
     max_body_bytes: int = Field(2_000_000, ge=1024, description="Largest request body accepted; bigger ones get 413 before they are read.")
     strict: bool = Field(False, description="Refuse to start when the graphs or the evidence store fail to open.")
+    preload_parser: bool = Field(True, description="Load the spaCy parser at start, so the first free-text question "
+                                 "waits for no model; false saves about 50 MB a worker where only structured "
+                                 "propositions come (a batch evaluation), and loads it at the first question.")
     store_timeout: float = Field(1.0, gt=0.0, le=60.0, description="Seconds an evidence-store call may take before the request gets 503.")
     store_connections: int = Field(4, ge=1, le=64, description="Most SQLite connections the service holds open.")
     batch_concurrency: int = Field(1, ge=1, le=64, description="Batch requests judged at once in one worker process; "

@@ -42,6 +42,8 @@ from retrieval.protocol import (
 )
 
 SCHEMA_VERSION = "egqa.sqlite-store.v1"
+PAGE_CACHE_KIB = 32_768  # SQLite's page cache of one store, in KiB, split among its pooled connections
+MIN_CONNECTION_CACHE_KIB = 4_096
 # `window` is an SQL keyword, so the column is window_id; every other column keeps its schema name.
 _COLS = tuple("window_id" if f == "window" else f for f in TRIPLE_FIELDS)
 _COL_LIST = ", ".join(_COLS)
@@ -168,7 +170,9 @@ class SQLiteStore:
             conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, cached_statements=256)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA temp_store=MEMORY")
-            conn.execute("PRAGMA cache_size=-65536")
+            # One page-cache budget per store, shared out among its connections: each connection's cache is its
+            # own, so a fixed size per connection grew a process's resident memory with its pool (64 MB each).
+            conn.execute(f"PRAGMA cache_size=-{max(PAGE_CACHE_KIB // self.max_connections, MIN_CONNECTION_CACHE_KIB)}")
             # No memory map: each pooled connection maps the file on its own, so a process reading with four
             # held up to four copies of the hot pages in its resident memory; reads through the OS page cache
             # cost no more CPU on the evaluation's covering-index scans.

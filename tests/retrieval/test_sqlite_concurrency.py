@@ -118,3 +118,12 @@ def test_busy_pool_gives_a_store_error_after_the_timeout(tmp_path: Path) -> None
         assert 0.25 < time.monotonic() - start < 2.0
     assert store.windows() == []
     store.close()
+
+
+@pytest.mark.parametrize(("connections", "kib"), [(1, 32_768), (4, 8_192), (64, 4_096)])
+def test_the_page_cache_budget_is_shared_out_among_the_pool(tmp_path: Path, connections: int, kib: int) -> None:
+    """A process's SQLite page caches stay within one budget however many connections its pool may open."""
+    store = SQLiteStore(tmp_path / "store.db", max_connections=connections)
+    with store._borrow() as conn:
+        assert conn.execute("PRAGMA cache_size").fetchone()[0] == -kib
+    store.close()

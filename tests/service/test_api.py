@@ -199,3 +199,17 @@ def test_true_proposition_beats_hyponym_replaced_false_one(client: TestClient) -
     support = true["evidence"][0]
     assert support["predicate"] == "NEG__(reschedule.1,reschedule.2)" and support["match"] in {"typed", "fuzzy"}
     assert support["sentence_id"] == "1880:0005"
+
+
+def test_without_the_parser_preloaded_a_free_text_question_loads_it(fixture_build: Build) -> None:
+    from service.app import create_app
+    from service.settings import Settings
+
+    rows = read_triples(fixture_build.triples).to_pylist()
+    row = next(r for r in rows if r["subj_type"] != "thing" and r["obj_type"] != "thing" and len(r["sentence"]) < 200)
+    settings = Settings(graphs_dir=fixture_build.graphs, store_url=fixture_build.sqlite_url, lm=False,
+                        preload_parser=False)
+    with TestClient(create_app(settings)) as api:
+        assert api.get("/ready").json()["status"] == "ready"
+        body = api.post("/v1/query", json={"text": row["sentence"], "date": row["date"].isoformat()}).json()
+    assert body["evidence_count"] >= 1 and body["score"] > 0
