@@ -18,7 +18,6 @@ Pure functions of score arrays live here; the scorer that applies them is `score
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ import numpy.typing as npt
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.extras import require
-from graph_builder.graphs.artefacts import read_json, write_json
+from graph_builder.graphs.artefacts import read_json, sha256_file, write_json
 
 COMBINED_FILE = "combined.json"
 COMBINED_FORMAT = "egqa.combined.v1"
@@ -89,7 +88,7 @@ def graphs_digest(graphs_dir: Path) -> str:
     path = Path(graphs_dir) / "manifest.json"
     if not path.is_file():
         raise ArtefactError(f"{graphs_dir}: no graph set here (run `egqa graph build` or `egqa graph import`)")
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_file(path)
 
 
 def load_combination(graphs_dir: Path) -> Combination | None:

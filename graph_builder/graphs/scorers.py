@@ -551,8 +551,8 @@ def build_scorers(graphs: GraphSet, *, measures: Sequence[str] | None = None,
                   smooth_k: int = 4, smooth_min_cosine: float = 0.5, default: str | None = None) -> Scorers:
     """Every scorer the loaded graphs and model allow, in a fixed order: each measure of `graphs` (or only
     `measures`), each extra graph set by its name, `exact`, `lm_cosine` when the model is loaded, then each
-    wrapper of `WRAPPERS` over every scorer it applies to, then `combined` where the graphs have a combination. `default` (else the graphs' default measure)
-    must be one of them."""
+    wrapper of `WRAPPERS` over every scorer it applies to, then `combined` where the graphs have a combination.
+    `default` (else the graphs' default measure) must be one of them."""
     check_smoothing(smooth_k, smooth_min_cosine)
     extra = dict(sorted((extra_graphs or {}).items()))
     chosen = [graphs.check_measure(m) for m in measures] if measures else list(graphs.measures)
