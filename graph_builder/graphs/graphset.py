@@ -566,12 +566,28 @@ class GraphSet:
         return BatchScores(scores=scores, stage=prepared.stages)
 
 
-def strongest_edges(graphset: GraphSet, measure: str | None = None, n: int = 20) -> list[dict[str, Any]]:
-    """Return the n strongest edges over all graphs by (-score, graph, premise, hypothesis), no self-edges."""
+# How `strongest_edges` orders edges of equal score: a key per edge (rows, columns of one graph), larger first.
+TIE_ORDERS: dict[str, Callable[[Graph, npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.int64]]] = {
+    "support": lambda graph, rows, cols: np.minimum(graph.counts[rows], graph.counts[cols]),
+    "name": lambda graph, rows, cols: np.zeros(rows.size, dtype=np.int64),
+}
+
+
+def strongest_edges(graphset: GraphSet, measure: str | None = None, n: int = 20,
+                    ties: str = "support") -> list[dict[str, Any]]:
+    """Return the n strongest edges over all graphs, no self-edges.
+
+    Order: score, then among equal scores (BInc gives 1.0 both ways to every two predicates seen with the very
+    same argument pairs, often thousands of them) `ties="support"` puts first the edge whose rarer side was seen
+    in more triples, the one with the most evidence behind its score; `ties="name"` orders them by graph and
+    predicate names, as before 2026-11-27. Both end on (graph, premise, hypothesis)."""
     measure = graphset.check_measure(measure)
     if n < 1:
         raise InputError(f"n must be at least 1, got {n}")
-    best: list[tuple[float, str, int, int]] = []
+    if ties not in TIE_ORDERS:
+        raise InputError(f"ties must be one of {', '.join(TIE_ORDERS)}, got {ties!r}")
+    tie_key = TIE_ORDERS[ties]
+    best: list[tuple[float, int, str, str, str, int, int]] = []
     for name, graph in sorted(graphset.graphs.items()):
         data, indices, indptr = (np.asarray(x) for x in graph.matrices[measure])
         rows = np.repeat(np.arange(len(graph.nodes)), np.diff(indptr))
@@ -580,15 +596,16 @@ def strongest_edges(graphset: GraphSet, measure: str | None = None, n: int = 20)
         # The graph's own top n, ties at the n-th score included, is enough to merge a global top n.
         cut = np.partition(v, v.size - n)[v.size - n] if v.size > n else -np.inf
         cand = np.flatnonzero(v >= cut)
-        order = sorted(cand.tolist(), key=lambda k: (-v[k], graph.nodes[r[k]], graph.nodes[c[k]]))[:n]
-        best.extend((float(v[k]), name, int(r[k]), int(c[k])) for k in order)
-    best.sort(key=lambda e: (-e[0], e[1], graphset.graphs[e[1]].nodes[e[2]], graphset.graphs[e[1]].nodes[e[3]]))
+        support = tie_key(graph, r[cand], c[cand])
+        best.extend((float(v[k]), int(s), name, graph.nodes[r[k]], graph.nodes[c[k]], int(r[k]), int(c[k]))
+                    for k, s in zip(cand.tolist(), support.tolist()))
+    best.sort(key=lambda e: (-e[0], -e[1], e[2], e[3], e[4]))
     out = []
-    for score, name, i, j in best[:n]:
+    for score, support, name, premise, hypothesis, i, j in best[:n]:
         graph = graphset.graphs[name]
         reverse = lookup_scores(graph.matrices[measure], len(graph.nodes), np.array([j]), np.array([i]))[0]
-        out.append({"graph": name, "premise": graph.nodes[i], "hypothesis": graph.nodes[j], "score": score,
-                    "reverse": float(reverse)})
+        out.append({"graph": name, "premise": premise, "hypothesis": hypothesis, "score": score,
+                    "reverse": float(reverse), "support": int(min(graph.counts[i], graph.counts[j]))})
     return out
 
 

@@ -109,15 +109,19 @@ def top(
     graphs: Annotated[Path, typer.Argument(help="Graph set folder.")],
     measure: Annotated[str | None, typer.Option(help="Measure (default binc, or the set's only one).")] = None,
     n: Annotated[int, typer.Option("-n", help="How many edges.")] = 20,
+    ties: Annotated[str, typer.Option(help="Order of equal scores: support (the rarer side's triple count, "
+                                           "larger first) or name.")] = "support",
     as_json: Annotated[bool, typer.Option("--json", help="Print the edges as JSON.")] = False,
 ) -> None:
-    """List the N strongest edges of a graph set (self-edges skipped), with the reverse score."""
-    edges = strongest_edges(GraphSet.load(graphs), measure, n)
+    """List the N strongest edges of a graph set (self-edges skipped), with the reverse score and the support
+    (the triple count of the edge's rarer side), equal scores ordered by --ties."""
+    edges = strongest_edges(GraphSet.load(graphs), measure, n, ties)
     if as_json:
         typer.echo(orjson.dumps(edges).decode())
         return
     for e in edges:
-        typer.echo(f"{e['score']:.4f}  (rev {e['reverse']:.4f})  {e['premise']}  ->  {e['hypothesis']}   [{e['graph']}]")
+        typer.echo(f"{e['score']:.4f}  (rev {e['reverse']:.4f}, support {e['support']})  {e['premise']}  ->  "
+                   f"{e['hypothesis']}   [{e['graph']}]")
 
 
 @graph_app.command("stats")

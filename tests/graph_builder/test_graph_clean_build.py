@@ -90,13 +90,19 @@ def test_global_needs_its_base_measure() -> None:
 
 def test_top_lists_the_strongest_edges_without_self_edges(built: tuple[Path, Path]) -> None:
     gs = GraphSet.load(built[1])
-    edges = strongest_edges(gs, "binc", 15)
     brute = []
     for name, graph in gs.graphs.items():
         m = graph.csr("binc").tocoo()
-        brute += [(-v, name, graph.nodes[r], graph.nodes[c]) for r, c, v in zip(m.row, m.col, m.data) if r != c]
-    brute.sort()
-    assert [(-e["score"], e["graph"], e["premise"], e["hypothesis"]) for e in edges] == brute[:15]
+        brute += [(-v, -min(graph.counts[r], graph.counts[c]), name, graph.nodes[r], graph.nodes[c])
+                  for r, c, v in zip(m.row, m.col, m.data) if r != c]
+    by_support = sorted(brute)
+    edges = strongest_edges(gs, "binc", 15)
+    assert [(-e["score"], -e["support"], e["graph"], e["premise"], e["hypothesis"]) for e in edges] == by_support[:15]
+    by_name = sorted((b[0], b[2], b[3], b[4]) for b in brute)
+    named = strongest_edges(gs, "binc", 15, ties="name")
+    assert [(-e["score"], e["graph"], e["premise"], e["hypothesis"]) for e in named] == by_name[:15]
+    with pytest.raises(InputError, match="ties"):
+        strongest_edges(gs, "binc", 5, ties="random")
     first = edges[0]
     rev = gs.graphs[first["graph"]]
     i, j = rev.index[first["premise"]], rev.index[first["hypothesis"]]
