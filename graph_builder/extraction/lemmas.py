@@ -7,6 +7,7 @@ form that both readings explain gets the wrong one: "hoped" -> hop (not hope), "
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable
 
 from spacy.language import Language
@@ -62,11 +63,16 @@ class LemmaFix:
             yield self(doc)
 
 
-@Language.factory(LEMMA_FIX_PIPE)
 def make_lemma_fix(nlp: Language, name: str) -> LemmaFix:
     """Build the fix table from the pipeline's rule lemmatiser (its verb index)."""
     lookups = nlp.get_pipe("lemmatizer").lookups  # type: ignore[attr-defined]
     return LemmaFix(lemma_fixes(lookups.get_table("lemma_index").get("verb", [])))
+
+
+# spaCy validates a factory's arguments from its signature; confection before 1.0 (with spaCy 3.8.7's weasel) cannot
+# read this module's postponed, string annotations, so the factory is registered with them evaluated.
+make_lemma_fix.__annotations__ = typing.get_type_hints(make_lemma_fix)
+Language.factory(LEMMA_FIX_PIPE, func=make_lemma_fix)
 
 
 def add_lemma_fix(nlp: Language) -> Language:
