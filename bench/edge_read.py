@@ -17,7 +17,7 @@ an interval for the difference that covers 0 and a point estimate near it.
 Usage: python bench/edge_read.py sample NEW_GRAPHS --baseline OLD_GRAPHS [--measure binc] [--n 40] [--seed 7]
            --out DIR
        python bench/edge_read.py judge DIR
-The sample holds predicate names only (no corpus text); a judged read can be kept under bench/data/reads/.
+The sample holds predicate names only (no corpus text); a judged read is kept under bench/data/edge_reads/.
 """
 
 from __future__ import annotations

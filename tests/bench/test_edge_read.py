@@ -94,3 +94,10 @@ def test_an_unjudged_group_is_an_input_error(two_builds: tuple[GraphSet, GraphSe
     edge_read.write_sample(edge_read.draw(new, old, "binc", 2, seed=1), tmp_path, {})
     with pytest.raises(InputError, match="every group"):
         edge_read.judge(tmp_path)
+
+
+@pytest.mark.parametrize(("read", "added", "kept"), [("edges-v7-mpp2-seed7", 11, 20), ("edges-v7-headlines-seed11", 13, 18)])
+def test_the_recorded_reads_give_the_documented_figures(read: str, added: int, kept: int) -> None:
+    result = edge_read.judge(_BENCH / "data" / "edge_reads" / read)
+    assert (result["added"]["plausible"], result["added"]["judged"]) == (added, 100)
+    assert (result["kept"]["plausible"], result["kept"]["judged"]) == (kept, 100)
