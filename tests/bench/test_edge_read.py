@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from pathlib import Path
 
 import orjson
@@ -14,14 +12,10 @@ from graph_builder.errors import InputError
 from graph_builder.graphs.build import BuildParams, build_graphs
 from graph_builder.graphs.graphset import GraphSet
 from graph_builder.triples import write_shard
+from tests.bench.scripts import BENCH, load_script
 from tests.graph_builder.graph_fixtures import random_specs, triple_rows
 
-_BENCH = Path(__file__).resolve().parents[2] / "bench"
-_SPEC = importlib.util.spec_from_file_location("edge_read", _BENCH / "edge_read.py")
-assert _SPEC is not None and _SPEC.loader is not None
-edge_read = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = edge_read
-_SPEC.loader.exec_module(edge_read)
+edge_read = load_script("edge_read")
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +92,6 @@ def test_an_unjudged_group_is_an_input_error(two_builds: tuple[GraphSet, GraphSe
 
 @pytest.mark.parametrize(("read", "added", "kept"), [("edges-v7-mpp2-seed7", 11, 20), ("edges-v7-headlines-seed11", 13, 18)])
 def test_the_recorded_reads_give_the_documented_figures(read: str, added: int, kept: int) -> None:
-    result = edge_read.judge(_BENCH / "data" / "edge_reads" / read)
+    result = edge_read.judge(BENCH / "data" / "edge_reads" / read)
     assert (result["added"]["plausible"], result["added"]["judged"]) == (added, 100)
     assert (result["kept"]["plausible"], result["kept"]["judged"]) == (kept, 100)

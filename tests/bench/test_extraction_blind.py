@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-_BENCH = Path(__file__).resolve().parents[2] / "bench"
-_SPEC = importlib.util.spec_from_file_location("extraction_blind", _BENCH / "extraction_blind.py")
-assert _SPEC is not None and _SPEC.loader is not None
-blind = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = blind
-_SPEC.loader.exec_module(blind)
+from tests.bench.scripts import BENCH, load_script
+
+blind = load_script("extraction_blind")
 
 
 def test_precision_and_its_interval_by_hand() -> None:
@@ -32,7 +26,7 @@ def test_recorded_counts_per_version_and_sentence() -> None:
 
 
 def test_the_verdicts_file_holds_no_sentence_text_and_reproduces_the_readme_figures() -> None:
-    data = json.loads((_BENCH / "data" / "extraction_blind.json").read_text())
+    data = json.loads((BENCH / "data" / "extraction_blind.json").read_text())
     assert data["format"] == "egqa.extraction-blind.v1"
     final = next(r for r in data["reads"] if r["name"] == "s8")
     for sample in final["samples"]:
@@ -53,7 +47,7 @@ def test_wilson_interval_by_hand() -> None:
 
 
 def test_the_parser_read_holds_both_parsers_and_reproduces_the_docs_figures() -> None:
-    data = json.loads((_BENCH / "data" / "extraction_blind.json").read_text())
+    data = json.loads((BENCH / "data" / "extraction_blind.json").read_text())
     read = next(r for r in data["reads"] if r["name"] == "s9")
     assert read["versions"] == ["sm", "md"]
     (sample,) = read["samples"]

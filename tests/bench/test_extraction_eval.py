@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from tests.bench.scripts import load_script
 
-_PATH = Path(__file__).resolve().parents[2] / "bench" / "extraction_eval.py"
-_SPEC = importlib.util.spec_from_file_location("extraction_eval", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-ev = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = ev  # dataclasses look their module up there
-_SPEC.loader.exec_module(ev)
+ev = load_script("extraction_eval")
 T = ev.Triple
 
 

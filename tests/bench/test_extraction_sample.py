@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from tests.bench.scripts import load_script
 
-_PATH = Path(__file__).resolve().parents[2] / "bench" / "extraction_sample.py"
-_SPEC = importlib.util.spec_from_file_location("extraction_sample", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-es = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = es
-_SPEC.loader.exec_module(es)
+es = load_script("extraction_sample")
 
 
 def test_reuters_sentences_cut_paragraphs_and_stops_but_not_abbreviations() -> None:
