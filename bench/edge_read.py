@@ -38,7 +38,7 @@ import orjson  # noqa: E402
 from benchmark.reading import wilson  # noqa: E402
 from graph_builder.errors import InputError  # noqa: E402
 from graph_builder.graphs.artefacts import Graph  # noqa: E402
-from graph_builder.graphs.graphset import GraphSet  # noqa: E402
+from graph_builder.graphs.graphset import GraphSet, lookup_scores  # noqa: E402
 
 SAMPLE_FILE = "sample.tsv"
 KEY_FILE = "key.jsonl"
@@ -73,14 +73,6 @@ def best_edge(graph: Graph, measure: str, row: int) -> tuple[int, float] | None:
     return int(best), float(top)
 
 
-def score_of(graph: Graph, measure: str, row: int, col: int) -> float:
-    """The measure's value at (row, col), 0 when absent."""
-    data, indices, indptr = (np.asarray(x) for x in graph.matrices[measure])
-    cols = indices[indptr[row]:indptr[row + 1]]
-    hit = np.flatnonzero(cols == col)
-    return float(data[indptr[row] + hit[0]]) if hit.size else 0.0
-
-
 def draw(new: GraphSet, baseline: GraphSet, measure: str, n: int, seed: int) -> list[Edge]:
     """`n` added and `n` kept nodes' best edges, drawn at random, shuffled together."""
     measure = new.check_measure(measure)
@@ -96,18 +88,21 @@ def draw(new: GraphSet, baseline: GraphSet, measure: str, n: int, seed: int) -> 
     for group in GROUPS:
         pool = pools[group]
         rng.shuffle(pool)
+        drawn = 0
         for name, row in pool:
-            if sum(e.group == group for e in edges) == n:
+            if drawn == n:
                 break
             graph = new.graphs[name]
             found = best_edge(graph, measure, row)
             if found is None:
                 continue
             col, score = found
-            edges.append(Edge(group, name, graph.nodes[row], graph.nodes[col], score,
-                              score_of(graph, measure, col, row), int(graph.counts[row]), int(graph.counts[col])))
-        if sum(e.group == group for e in edges) < n:
-            raise InputError(f"only {sum(e.group == group for e in edges)} {group} nodes with an edge; {n} asked")
+            reverse = lookup_scores(graph.matrices[measure], len(graph.nodes), np.array([col]), np.array([row]))[0]
+            edges.append(Edge(group, name, graph.nodes[row], graph.nodes[col], score, float(reverse),
+                              int(graph.counts[row]), int(graph.counts[col])))
+            drawn += 1
+        if drawn < n:
+            raise InputError(f"only {drawn} {group} nodes with an edge; {n} asked")
     rng.shuffle(edges)
     return edges
 
