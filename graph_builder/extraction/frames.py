@@ -9,7 +9,7 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
 from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
 from graph_builder.extraction.words import (
-    AMOUNT_LABELS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS,
+    AMOUNT_LABELS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS,
     PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
     SOURCE_VERBS, SUBJECT_DEPS, UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT, AGENT_NOUNS,
     AGENT_NOUN_ENDINGS,
@@ -100,6 +100,12 @@ def verb_frame(verb: Token) -> Frame | None:
             frame.slots += slots_for([child], "1")
         elif dep == "nsubjpass":
             frame.slots += slots_for([child], "2")
+        elif dep in {"dobj", "oprd"} and not frame.passive and (named := name_on_post(child, lemma)) is not None:
+            # "X appointed Carney governor of Y": the small parser hangs the person on the post, read as "X appointed
+            # Carney as governor of Y" is: the person is the object, and the post pairs them with Y.
+            objects = slots_for([named], "2")
+            frame.slots += objects
+            frame.pairs += [(obj, post) for obj in objects for post in _light_noun_slots(child)]
         elif dep == "dobj" and not _subject_of_clause(child, verb):
             frame.slots += slots_for([child], "2")
             moved = _verbs_phrase_after_object(child, lemma)
@@ -192,6 +198,20 @@ def _has_amount(verb: Token) -> bool:
     return any(c.dep_ in {"dobj", "npadvmod", "attr"} and (c.ent_type_ in AMOUNT_LABELS or
                                                            any(n.like_num for n in c.subtree))
                for c in verb.children)
+
+
+def name_on_post(post: Token, lemma: str) -> Token | None:
+    """The person a verb of appointing gives a post, where the small parser read the name as a modifier of the post:
+    in "X named Roland Smith chief executive" and "X appointed Carney governor" the name hangs on `executive` and
+    `governor`. Returns the name's last word, or None."""
+    if lemma.split(".")[0] not in APPOINTING_VERBS or post.pos_ != "NOUN" or post.ent_type_ \
+            or clean_lemma(post) not in PERSON_TITLES:
+        return None
+    for child in post.lefts:
+        if child.dep_ in {"compound", "nmod"} and child.ent_type_ == "PERSON" and child.ent_iob_ != "O" \
+                and (child.i + 1 == len(child.doc) or child.doc[child.i + 1].ent_type_ != "PERSON"):
+            return child
+    return None
 
 
 def _light_object(verb: Token, lemma: str) -> Token | None:

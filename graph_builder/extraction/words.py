@@ -103,6 +103,10 @@ PERSON_TITLES = frozenset({
     "investor", "employee", "consultant", "researcher", "scientist", "official", "vice-president", "ceo", "cfo",
     "coo", "administrator", "superintendent", "dean", "judge", "prosecutor", "coach", "captain", "boss"})
 
+# Verbs that give their object a post ("named X chief executive", "appointed X governor of Y").
+APPOINTING_VERBS = frozenset({"name", "appoint", "reappoint", "elect", "reelect", "re-elect", "nominate", "renominate",
+                              "make", "choose", "pick", "tap", "promote", "install", "select", "designate", "crown"})
+
 # Event nouns read as their verb when a participant is named in the noun phrase ("Facebook's acquisition of
 # Instagram" is read as "Facebook acquired Instagram"): noun lemma -> (the verb's lemma, particles joined by dots as
 # verb frames write them; the preposition that introduces the verb's object). Only nouns whose phrase presupposes

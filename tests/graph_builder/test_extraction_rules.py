@@ -520,3 +520,31 @@ def test_an_act_keeps_its_own_by_agent_under_an_open_clause() -> None:
     # an amount measures: it is nobody's agent
     assert not [t for t in _triples("Supply was forecast to grow by 0.6 million bpd this year.")
                 if t[1] == "(forecast.1,forecast.2)"]
+
+
+# --- extractor v9: a person the parser hangs on the post a verb of appointing gives them ------------------------------
+
+@pytest.mark.parametrize(("sentence", "expected", "wrong"), [
+    # the post as the verb's object predicative, the name its modifier
+    ("Acme Corp named Roland Smith chief executive.",
+     [("acme corp", "(name.1,name.2)", "roland smith")], None),
+    # the post as the verb's object, the name its compound; the post's phrase pairs the person with Y
+    ("The board appointed Mark Carney governor of the Bank of England.",
+     [("board", "(appoint.1,appoint.2)", "mark carney"),
+      ("mark carney", "(appoint.2,appoint.governor.of.2)", "bank of england")],
+     ("board", "(appoint.1,appoint.2)", "mark carney governor")),
+    ("Shareholders elected John Smith chairman.", [("shareholder", "(elect.1,elect.2)", "john smith")], None),
+])
+def test_a_person_hung_on_a_post_is_the_verbs_object(
+        sentence: str, expected: list[tuple[str, str, str]], wrong: tuple[str, str, str] | None) -> None:
+    triples = _triples(sentence)
+    assert all(t in triples for t in expected), triples
+    assert wrong not in triples
+
+
+def test_a_post_without_a_person_or_a_verb_of_appointing_is_left_as_it_was() -> None:
+    # "as" already marks the post; the reading is the one it always was
+    assert _triples("Acme Corp named Roland Smith as chief executive.") >= {
+        ("acme corp", "(name.1,name.2)", "roland smith"), ("roland smith", "(name.2,name.as.2)", "executive")}
+    # a verb that gives no post: the compound stays part of its noun
+    assert ("acme corp", "(hire.1,hire.2)", "roland smith") not in _triples("Acme Corp hired the Roland Smith team.")
