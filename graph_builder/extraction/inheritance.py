@@ -8,8 +8,8 @@ from graph_builder.extraction.arguments import Argument, argument_of
 from graph_builder.extraction.frames import Frame, negating_determiner
 from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, INTRANSITIVE_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PLACE_LABELS, PURPOSE_NOUNS,
-    RELATIVE_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
+    COPULA_LEMMAS, INTRANSITIVE_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PERSON_TITLES, PLACE_LABELS,
+    PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
 )
 
 
@@ -56,6 +56,16 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         frame.controllers = [*head.controllers, head.lemma]
         frame.negations += head.negations
         frame.words |= head.words | {c for c in verb.children if c.dep_ == "aux"}
+    elif verb.dep_ == "ccomp" and head is not None and not head.passive and head.lemma in REPORTING_VERBS:
+        # "Acme said on Monday that it had completed its takeover of Y": a pronoun subject of the reported clause is
+        # the reporter, where the pronoun agrees with it (`it`: one non-person; `he`, `she`: a person; `they`: several).
+        pronoun = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in REPORTER_PRONOUNS),
+                       None)
+        if pronoun is None:
+            return
+        reporters = [s for s in head.slots if s.role == "1" and not _by_agent(s)]
+        if _pronoun_agrees(pronoun.lower_, [s.arg for s in reporters]):
+            frame.slots += [Slot(s.arg, "1" if pronoun.dep_ == "nsubj" else "2") for s in reporters]
     elif verb.dep_ == "relcl":
         noun = argument_of(_antecedent(verb))
         if noun is None:
@@ -91,6 +101,20 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         if head is None:
             return
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]
+
+
+def _pronoun_agrees(pronoun: str, reporters: list[Argument]) -> bool:
+    """Whether a reported clause's subject pronoun can stand for the reporting verb's subjects."""
+    if not reporters:
+        return False
+    plural = len(reporters) > 1 or reporters[0].head.tag_ in {"NNS", "NNPS"} or reporters[0].type == "group"
+    if pronoun == "they":
+        return plural
+    if plural:
+        return False
+    # "A spokeswoman for X said it ...": a post names a person, whose "it" is their organisation, not themselves.
+    person = reporters[0].type == "person" or (not reporters[0].is_entity and reporters[0].head.lemma_.lower() in PERSON_TITLES)
+    return person == (pronoun in {"he", "she"})
 
 
 def _copula_subject_shared(verb: Token) -> bool:

@@ -11,6 +11,9 @@ LIGHT_VERBS = frozenset({"have", "take", "make", "give", "hold", "pay", "reach",
                          "do", "put", "set"})
 # Reporting verbs: "X said in a statement" states no relation between X and the statement.
 REPORTING_VERBS = frozenset({"say", "tell", "add", "note", "write", "state", "report", "comment"})
+# Subject pronouns of a reported clause that stand for the reporter ("Acme said it would buy Y"); not "we" or "I",
+# which in a quote are often the speaker's company, not the speaker.
+REPORTER_PRONOUNS = frozenset({"it", "he", "she", "they"})
 # Prepositional idioms whose noun is no participant: "in addition", "as a result", "in order to", ...
 IDIOMS = frozenset({
     ("in", "addition"), ("at", "time"), ("in", "response"), ("as", "result"), ("in", "order"), ("in", "light"),

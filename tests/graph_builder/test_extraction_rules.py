@@ -548,3 +548,34 @@ def test_a_post_without_a_person_or_a_verb_of_appointing_is_left_as_it_was() -> 
         ("acme corp", "(name.1,name.2)", "roland smith"), ("roland smith", "(name.2,name.as.2)", "executive")}
     # a verb that gives no post: the compound stays part of its noun
     assert ("acme corp", "(hire.1,hire.2)", "roland smith") not in _triples("Acme Corp hired the Roland Smith team.")
+
+
+# --- extractor v9: a reported clause's subject pronoun is its reporter ------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("Google said it would buy Motorola.", ("google", "(buy.1,buy.2)", "motorola")),
+    ("Molycorp said on Monday that it had completed its takeover of Neo Material.",
+     ("molycorp", "(complete.1,complete.takeover.of.2)", "neo material")),
+    # the controlled verb under the reported one inherits the reporter too
+    ("Google said it expects to buy Motorola.", ("google", "expect__(buy.1,buy.2)", "motorola")),
+    ("Barack Obama said he would visit China.", ("barack obama", "(visit.1,visit.2)", "china")),
+    ("The banks said they would sue Acme Corp.", ("bank", "(sue.1,sue.2)", "acme corp")),
+    # a passive reported clause: the reporter is its object
+    ("Acme Corp said it was fined by the SEC.", ("sec", "(fine.1,fine.2)", "acme corp")),
+    # a quote before its reporter, and a denial the reporter makes
+    ("It will buy Beta Inc, Acme Corp said.", ("acme corp", "(buy.1,buy.2)", "beta inc")),
+    ("Acme Corp said it did not buy Beta Inc.", ("acme corp", "NEG__(buy.1,buy.2)", "beta inc")),
+])
+def test_a_reported_clauses_pronoun_subject_is_the_reporter(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Acme Corp said he would buy Beta Inc.",  # "he" is no company
+    "John Smith said it would buy Beta Inc.",  # "it" is no person
+    "Acme Corp said they would buy Beta Inc.",  # "they" is not one company
+    "The banks said it would buy Beta Inc.",  # "it" is not several banks
+    "A spokeswoman for Acme Corp said it would buy Beta Inc.",  # a post names a person: "it" is their company
+])
+def test_a_pronoun_that_cannot_be_the_reporter_gives_nothing(sentence: str) -> None:
+    assert not [t for t in _triples(sentence) if t[1] == "(buy.1,buy.2)"]
