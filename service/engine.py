@@ -38,6 +38,8 @@ from service.evidence import EvidenceCache
 from service.names import NameResolver, ResolvedName
 
 _PLACEHOLDERS = ("Alice", "Bob")
+WINDOW_OPTIONS = 4  # names of a side asked first in a question's window: the chosen one and the most mentioned others
+WIDER_OPTIONS = 12  # and where none of their pairs has news there, up to this many
 WINDOW_RECHECK_SECONDS = 60.0  # a window seen holding news is not asked about again for this long
 RECENT_PAIRS = 150_000  # pairs of recent batches kept for the next scorer: an evaluation's five scorers of a batch
 # follow each other 4 requests apart (service.evaluate.interleave), about 20 batches of ~6,000 pairs; 250,000 held
@@ -263,17 +265,26 @@ class ScoringEngine:
     def _in_window(self, subj: ResolvedName, obj: ResolvedName, window: int,
                    exclude: tuple[str, ...]) -> tuple[ResolvedName, ResolvedName]:
         """Of the pairs the names may stand for, the one with the most evidence in the window; on a tie the
-        first in order of preference (the chosen names first), so the chosen names stay when no pair has any."""
-        pairs = [(a, b) for a in subj.options() for b in obj.options() if a != b]
-        if len(pairs) <= 1:
-            return subj, obj
-        found = self.evidence.summaries(self.store, [EvidenceQuery(window, a, b, exclude) for a, b in pairs])
-        counts = [sum(g.count for g in groups) for groups in found]
-        best = max(range(len(pairs)), key=lambda i: (counts[i], -i))
-        if counts[best] == 0:
-            return subj, obj
-        a, b = pairs[best]
-        return subj.chose(a), obj.chose(b)
+        first in order of preference (the chosen names first), so the chosen names stay when no pair has any.
+        The most mentioned WINDOW_OPTIONS names of each side are asked first; only where none of their pairs has
+        news in the window are the others asked, up to WIDER_OPTIONS a side ("Continental" is `united continental`
+        and four more companies before `continental resources`, the one in that week's news)."""
+        tried: set[tuple[str, str]] = set()
+        for limit in (WINDOW_OPTIONS, WIDER_OPTIONS):
+            options = subj.options(limit), obj.options(limit)
+            pairs = [(a, b) for a in options[0] for b in options[1] if a != b and (a, b) not in tried]
+            if len(pairs) + len(tried) <= 1:
+                return subj, obj
+            tried.update(pairs)
+            found = self.evidence.summaries(self.store, [EvidenceQuery(window, a, b, exclude) for a, b in pairs])
+            counts = [sum(g.count for g in groups) for groups in found]
+            best = max(range(len(pairs)), key=lambda i: (counts[i], -i), default=None)
+            if best is not None and counts[best] > 0:
+                a, b = pairs[best]
+                return subj.chose(a), obj.chose(b)
+            if len(options[0]) < limit and len(options[1]) < limit:
+                break  # every name of both sides was asked
+        return subj, obj
 
     def _hypothesis(self, subj: str, predicate: str, obj: str, text: str, window: int,
                     given: tuple[str | None, str | None], parsed_types: tuple[str, str],

@@ -78,6 +78,12 @@ ROWS = [
          ("yammer inc", "Yammer Inc", "location"), "Microsoft agreed to buy Yammer Inc."),
     _row(64, "a64", ("barclays", "Barclays", "organization"), "agree__(pay.1,pay.2)", ("regulator", "regulators", "thing"),
          "On Wednesday Barclays agreed to pay regulators."),
+    # Five companies whose names begin with "Continental", more mentioned in other weeks than the one in this week's news.
+    *[_row(70 + k, f"a{70 + k}", (f"continental {name}", f"Continental {name.title()}", "organization"),
+           "(fly.1,fly.to.2)", ("paris", "Paris", "location"), "Continental flies to Paris.", LATER)
+      for k, name in enumerate(["airlines"] * 4 + ["grain"] * 3 + ["baking"] * 3 + ["advisors"] * 2)],
+    _row(90, "a90", ("continental resources", "Continental Resources", "organization"), "(hire.1,hire.2)",
+         ("kirk kinnear", "Kirk Kinnear", "person"), "Continental Resources hired Kirk Kinnear."),
     _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
          ("motorola mobility", "Motorola Mobility", "organization"),
          "Google completed its purchase of Motorola Mobility."),
@@ -165,6 +171,16 @@ def test_a_stored_name_gives_way_to_the_name_the_window_has_news_about(engine: S
     later = engine.judge([HypothesisInput(subject="Google", predicate="(complete.1,complete.purchase.of.2)",
                                           object="Motorola", date=LATER)], Options(top_k=1))[0]
     assert (later.answer, later.hypothesis.obj, later.hypothesis.names[1]) == (False, "motorola", "motorola (exact)")
+
+
+def test_the_window_finds_a_name_beyond_the_most_mentioned_alternatives(engine: ScoringEngine) -> None:
+    # `continental resources` is the fifth of the names "Continental" may stand for; none of the first four has news
+    # in this window, so the wider look finds it.
+    assert "continental resources" not in engine.names.resolve("continental", "organization").options()
+    answer, subj, obj, names, count = ask(engine, subject="Continental", predicate="(hire.1,hire.2)",
+                                          object="Kinnear")
+    assert (answer, subj, obj, count) == (True, "continental resources", "kirk kinnear", 1)
+    assert names == ("continental -> continental resources (in window)", "kinnear -> kirk kinnear (surname)")
 
 
 def test_a_spelled_out_name_finds_its_acronym(engine: ScoringEngine) -> None:
