@@ -4,15 +4,19 @@ A question is one short sentence, often a headline's words ("UBS fined the regul
 downgraded France."), where the small parser takes an unfamiliar name for an adverb or a possessive and no
 proposition comes out. When the question as written gives none, each name the recogniser finds is replaced by a
 common first name (`Alice`, `Bob`, `Carol`), the sentence is read again, and the names are put back with the
-types the recogniser gave them.
+types the recogniser gave them. A capitalised word the recogniser missed at the head of the question ("Dish bid
+for Sprint.") is stood in for too, as a name of unknown type. And where the question has no verb but its root has
+a subject ("Alice bid for Bob.", where the tagger took the past tense for a noun), the root is read as the verb.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graph_builder.extraction import DEFAULT_MODEL, _parsing, extract_text
-from graph_builder.extraction.arguments import ENTITY_TYPES, company_type, normalise
+from spacy.tokens import Doc
+
+from graph_builder.extraction import DEFAULT_MODEL, _parsing, doc_triples, extract_text, relation_dict
+from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE, company_type, normalise
 
 STAND_INS = ("Alice", "Bob", "Carol")
 
@@ -36,7 +40,11 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
         doc = nlp(text)
         names = [_Name(e.start_char, e.end_char, normalise([t.text for t in e]), e.text,
                        company_type([t.text for t in e], ENTITY_TYPES[e.label_]) or ENTITY_TYPES[e.label_])
-                 for e in doc.ents if e.label_ in ENTITY_TYPES][:len(STAND_INS)]
+                 for e in doc.ents if e.label_ in ENTITY_TYPES]
+        first = _unrecognised_first_name(doc)
+        if first is not None and all(n.start > first.start for n in names):
+            names.insert(0, first)
+        names = names[:len(STAND_INS)]
     if not names:
         return []
     pieces, last = [], 0
@@ -46,7 +54,7 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
     masked = "".join(pieces) + text[last:]
     back = {stand_in.lower(): name for name, stand_in in zip(names, STAND_INS)}
     out = []
-    for t in extract_text(masked, model, require_entity=False):
+    for t in extract_text(masked, model, require_entity=False) or _with_root_as_verb(masked, model):
         t = dict(t)
         for side in ("subject", "object"):
             name = back.get(str(t[side]))
@@ -55,3 +63,32 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
         if t["subject"] != t["object"]:
             out.append(t)
     return out
+
+
+def _unrecognised_first_name(doc: Doc) -> _Name | None:
+    """The capitalised words a question begins with, where the recogniser found no entity there and they are no
+    determiner or pronoun ("Dish bid for Sprint."): a name of unknown type."""
+    words = []
+    for token in doc:
+        if not token.text[:1].isupper() or token.ent_type_ or token.is_stop or token.pos_ in {"DET", "PRON", "PUNCT"}:
+            break
+        words.append(token)
+    if not words:
+        return None
+    return _Name(words[0].idx, words[-1].idx + len(words[-1].text), normalise([t.text for t in words]),
+                 doc.text[words[0].idx:words[-1].idx + len(words[-1].text)], UNKNOWN_TYPE)
+
+
+def _with_root_as_verb(text: str, model: str) -> list[dict[str, object]]:
+    """The propositions of a question without a verb whose root has a subject, the root read as a past-tense verb:
+    "Alice bid for Bob." (`bid` tagged a noun). Nothing for any other question."""
+    with _parsing(model) as nlp:
+        doc = nlp(text)
+        roots = [t for t in doc if t.dep_ == "ROOT"]
+        if len(roots) != 1 or any(t.pos_ in {"VERB", "AUX"} for t in doc):
+            return []
+        root = roots[0]
+        if root.pos_ != "NOUN" or not any(c.dep_ == "nsubj" for c in root.children):
+            return []
+        root.pos_, root.tag_ = "VERB", "VBD"
+        return [relation_dict(rel) for s in doc_triples(doc, False) for rel in s.relations]

@@ -24,3 +24,12 @@ def test_a_question_read_as_written_is_left_alone() -> None:
     text = "Google bought Motorola."
     assert extract_question(text) == extract_text(text)
     assert extract_question("Nothing to see here.") == []
+
+
+def test_a_verb_the_tagger_took_for_a_noun_is_read_as_the_verb() -> None:
+    # "bid" tagged a noun, the unknown company at the head of the question an adjective: nothing as written.
+    assert extract_text("Dish bid for Sprint.", require_entity=False) == []
+    assert [(s, p, o, t) for s, _, p, o, _, t in _read("Dish bid for Sprint.")] == [
+        ("dish", "(bid.1,bid.for.2)", "sprint", "Dish")]
+    # Only a verbless question whose root has a subject: a noun phrase stays unread.
+    assert _read("The bid for Sprint.") == []
