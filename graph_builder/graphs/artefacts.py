@@ -20,6 +20,7 @@ import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ import scipy.sparse as sp
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.graphs.fuzzy import FuzzyEntry, FuzzyIndex, predicate_of, role_free
 from graph_builder.graphs.measures import MEASURE_VERSIONS
+from graph_builder.graphs.roles import reciprocal
 
 GRAPH_FORMAT = "egqa.graph.v1"
 GRAPHSET_FORMAT = "egqa.graphset.v1"
@@ -83,6 +85,24 @@ class Graph:
     index: dict[str, int]
     matrices: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
     manifest: dict[str, Any]
+
+    @cached_property
+    def mirrors(self) -> npt.NDArray[np.int64]:
+        """Per node of a same-type graph, the row of the same predicate with its two slots swapped, -1 for none and
+        for a reciprocal predicate (`graph_builder.graphs.roles`): the edge between the two is no entailment."""
+        out = np.full(len(self.nodes), -1, dtype=np.int64)
+        a, b = self.types
+        if a != b:
+            return out
+        orders = (f"#{a}_1#{a}_2", f"#{a}_2#{a}_1")
+        for i, node in enumerate(self.nodes):
+            for this, other in (orders, orders[::-1]):
+                if node.endswith(this):
+                    predicate = node[:-len(this)]
+                    j = self.index.get(predicate + other)
+                    if j is not None and not reciprocal(predicate):
+                        out[i] = j
+        return out
 
     def csr(self, measure: str) -> sp.csr_matrix:
         """Return a measure as a scipy CSR matrix (row = premise, column = hypothesis)."""

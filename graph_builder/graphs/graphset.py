@@ -555,7 +555,12 @@ class GraphSet:
             vals = []
             for name, rows, cols in zip(prepared.names, prepared.rows, prepared.cols, strict=True):
                 graph = self.graphs[name]
-                vals.append(lookup_scores(graph.matrices[measure], len(graph.nodes), rows, cols))
+                found = lookup_scores(graph.matrices[measure], len(graph.nodes), rows, cols)
+                mirrors = graph.mirrors
+                if graph.types[0] == graph.types[1] and len(found):
+                    # A predicate's edge to itself with the arguments swapped is no entailment (roles.py).
+                    found = np.where(mirrors[np.asarray(cols)] == np.asarray(rows), 0.0, found)
+                vals.append(found)
             v_all = np.concatenate(vals)[prepared.order]
             best = np.maximum.reduceat(v_all, prepared.starts)
             sums = np.bincount(prepared.query_of_run, weights=best, minlength=n_q)

@@ -37,6 +37,7 @@ import numpy.typing as npt
 from graph_builder.embeddings import INSTALL_HINT, LM_BACKOFF_SCALE, SentenceEncoder, VectorCache
 from graph_builder.errors import InputError
 from graph_builder.graphs.antonyms import contradicts, may_be_contradicted
+from graph_builder.graphs.roles import role_reversal
 from graph_builder.graphs.combined import COMBINED_FILE, Combination
 from graph_builder.graphs.graphset import GraphSet, Prepared, Query, Smoothing, check_smoothing
 
@@ -46,6 +47,7 @@ COMBINED = "combined"
 LM_BACKOFF_MATCH = "lm_backoff"  # the match kind of a pair an LM backoff scored
 NO_MATCH = "none"
 ANTONYM = "antonym"  # the match kind of a pair whose premise says the opposite of its hypothesis: scored 0
+REVERSED = "reversed"  # the match kind of the hypothesis' own predicate with its arguments swapped: scored 0
 # The scorer a request gets when it names none: the best method measured that the installation can run.
 # On the 2006-2013 Reuters benchmark (test AP_norm, extractor v7): binc_clean+smooth+lm+dir 45.9 and
 # binc_clean+smooth+lm 46.0 (paired 0.0 [-0.1, 0.0]; dev 47.8 both), binc 38.5; of these only `+dir` ranks
@@ -77,6 +79,7 @@ class PairBatch:
     _memo: dict[str, Scored] = field(default_factory=dict, repr=False)
     _identity: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
     _contradictions: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
+    _reversals: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
     _resolved: dict[GraphSet, Resolution] = field(default_factory=dict, repr=False)
     _directions: dict[tuple[GraphSet, float], npt.NDArray[np.float64]] = field(default_factory=dict, repr=False)
 
@@ -100,6 +103,14 @@ class PairBatch:
                         out[k] = True
             self._contradictions = out
         return self._contradictions
+
+    def reversals(self) -> npt.NDArray[np.bool_]:
+        """Whether each premise is its hypothesis with the arguments swapped, the predicate not reciprocal
+        (`graph_builder.graphs.roles`)."""
+        if self._reversals is None:
+            self._reversals = np.array([role_reversal(q.premise, q.hypothesis, q.premise_reversed)
+                                        for q in self.queries], dtype=bool)
+        return self._reversals
 
     def identity(self) -> npt.NDArray[np.bool_]:
         """Whether each premise is the hypothesis' own predicate with its arguments in the same order."""
@@ -131,9 +142,11 @@ class PairBatch:
         matches = list(prepared.stages)
         if self.identity_is_one:
             matches = ["exact" if same else stage for same, stage in zip(self.identity(), matches, strict=True)]
-        opposite = self.contradictions()
+        opposite, swapped = self.contradictions(), self.reversals()
         if opposite.any():
             matches = [ANTONYM if no else m for no, m in zip(opposite, matches, strict=True)]
+        if swapped.any():
+            matches = [REVERSED if no else m for no, m in zip(swapped, matches, strict=True)]
         return Resolution(prepared, matches, np.array([m != NO_MATCH for m in matches], dtype=bool))
 
 
@@ -199,9 +212,9 @@ class GraphScorer:
         scores = np.clip(self.graphs.score_prepared(found.prepared, self.measure).scores, 0.0, 1.0)
         if batch.identity_is_one:
             scores = np.where(batch.identity(), 1.0, scores)
-        opposite = batch.contradictions()
-        if opposite.any():
-            scores = np.where(opposite, 0.0, scores)
+        blocked = batch.contradictions() | batch.reversals()
+        if blocked.any():
+            scores = np.where(blocked, 0.0, scores)
         return Scored(scores, found.matches, found.grounded)
 
 
