@@ -56,9 +56,12 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         frame.controllers = [*head.controllers, head.lemma]
         frame.negations += head.negations
         frame.words |= head.words | {c for c in verb.children if c.dep_ == "aux"}
-    elif verb.dep_ == "ccomp" and head is not None and not head.passive and head.lemma in REPORTING_VERBS:
+    elif verb.dep_ == "ccomp" and head is not None and not head.passive and head.lemma in REPORTING_VERBS \
+            and verb.i > head.head.i:
         # "Acme said on Monday that it had completed its takeover of Y": a pronoun subject of the reported clause is
         # the reporter, where the pronoun agrees with it (`it`: one non-person; `he`, `she`: a person; `they`: several).
+        # Not in a quote before its reporter ("'It does speak to the pluses,' Moe told Reuters"), where a pronoun is
+        # as often someone or something else the quote is about.
         pronoun = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in REPORTER_PRONOUNS),
                        None)
         if pronoun is None:
