@@ -9,8 +9,8 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
 from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
 from graph_builder.extraction.words import (
-    AMOUNT_LABELS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS,
-    PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
+    AMOUNT_LABELS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS,
+    NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
     SOURCE_VERBS, SUBJECT_DEPS, UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT, AGENT_NOUNS,
     AGENT_NOUN_ENDINGS,
 )
@@ -208,7 +208,7 @@ def name_on_post(post: Token, lemma: str) -> Token | None:
             or clean_lemma(post) not in PERSON_TITLES:
         return None
     for child in post.lefts:
-        if child.dep_ in {"compound", "nmod"} and child.ent_type_ == "PERSON" and child.ent_iob_ != "O" \
+        if child.dep_ in {"compound", "nmod"} and child.ent_type_ == "PERSON" \
                 and (child.i + 1 == len(child.doc) or child.doc[child.i + 1].ent_type_ != "PERSON"):
             return child
     return None

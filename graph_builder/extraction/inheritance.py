@@ -116,7 +116,8 @@ def _pronoun_agrees(pronoun: str, reporters: list[Argument]) -> bool:
     if plural:
         return False
     # "A spokeswoman for X said it ...": a post names a person, whose "it" is their organisation, not themselves.
-    person = reporters[0].type == "person" or (not reporters[0].is_entity and reporters[0].head.lemma_.lower() in PERSON_TITLES)
+    reporter = reporters[0]
+    person = reporter.type == "person" or (not reporter.is_entity and reporter.head.lemma_.lower() in PERSON_TITLES)
     return person == (pronoun in {"he", "she"})
 
 

@@ -54,7 +54,7 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
     masked = "".join(pieces) + text[last:]
     back = {stand_in.lower(): name for name, stand_in in zip(names, STAND_INS)}
     out = []
-    for t in extract_text(masked, model, require_entity=False) or _with_root_as_verb(masked, model):
+    for t in _read_masked(masked, model):
         t = dict(t)
         for side in ("subject", "object"):
             name = back.get(str(t[side]))
@@ -79,14 +79,16 @@ def _unrecognised_first_name(doc: Doc) -> _Name | None:
                  doc.text[words[0].idx:words[-1].idx + len(words[-1].text)], UNKNOWN_TYPE)
 
 
-def _with_root_as_verb(text: str, model: str) -> list[dict[str, object]]:
-    """The propositions of a question without a verb whose root has a subject, the root read as a past-tense verb:
-    "Alice bid for Bob." (`bid` tagged a noun). Nothing for any other question."""
+def _read_masked(text: str, model: str) -> list[dict[str, object]]:
+    """The propositions of a question with its names stood in for, as `extract_text` reads them without requiring an
+    entity; where that gives none and the question has no verb but its root has a subject, the same parse again with
+    the root read as a past-tense verb: "Alice bid for Bob." (`bid` tagged a noun)."""
     with _parsing(model) as nlp:
         doc = nlp(text)
+        found = [relation_dict(rel) for s in doc_triples(doc, False) for rel in s.relations]
         roots = [t for t in doc if t.dep_ == "ROOT"]
-        if len(roots) != 1 or any(t.pos_ in {"VERB", "AUX"} for t in doc):
-            return []
+        if found or len(roots) != 1 or any(t.pos_ in {"VERB", "AUX"} for t in doc):
+            return found
         root = roots[0]
         if root.pos_ != "NOUN" or not any(c.dep_ == "nsubj" for c in root.children):
             return []

@@ -94,7 +94,7 @@ class Graph:
         a, b = self.types
         if a != b:
             return out
-        orders = (f"#{a}_1#{a}_2", f"#{a}_2#{a}_1")
+        orders = same_type_slots(a)
         for i, node in enumerate(self.nodes):
             for this, other in (orders, orders[::-1]):
                 if node.endswith(this):
@@ -109,6 +109,11 @@ class Graph:
         data, indices, indptr = self.matrices[measure]
         n = len(self.nodes)
         return sp.csr_matrix((data, indices, indptr), shape=(n, n))
+
+
+def same_type_slots(a: str) -> tuple[str, str]:
+    """A same-type graph's two slot orders: `#person_1#person_2` and `#person_2#person_1`."""
+    return f"#{a}_1#{a}_2", f"#{a}_2#{a}_1"
 
 
 def write_measure(folder: Path, measure: str, matrix: sp.spmatrix | sp.sparray, version: str,

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
 from graph_builder.errors import InputError, NotFoundError
-from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest
+from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest, same_type_slots
 from graph_builder.graphs.combined import Combination, load_combination
 from graph_builder.graphs.counts import graph_name, typed_node
 from graph_builder.graphs.fuzzy import FUZZY_LIMIT, FUZZY_MIN_COUNT, FuzzyEntry, FuzzyIndex
@@ -254,7 +254,7 @@ class GraphSet:
             return False
         if a != b:
             return hypothesis + f"#{a}#{b}" in graph.index
-        return any(hypothesis + slots in graph.index for slots in _same_type_slots(a))
+        return any(hypothesis + slots in graph.index for slots in same_type_slots(a))
 
     def _resolve_all(self, queries: Sequence[Query], fuzzy: bool, smooth: bool
                      ) -> tuple[list[str], dict[int, list[Found]], dict[str, Rows], dict[str, Pairs]]:
@@ -556,10 +556,9 @@ class GraphSet:
             for name, rows, cols in zip(prepared.names, prepared.rows, prepared.cols, strict=True):
                 graph = self.graphs[name]
                 found = lookup_scores(graph.matrices[measure], len(graph.nodes), rows, cols)
-                mirrors = graph.mirrors
                 if graph.types[0] == graph.types[1] and len(found):
                     # A predicate's edge to itself with the arguments swapped is no entailment (roles.py).
-                    found = np.where(mirrors[np.asarray(cols)] == np.asarray(rows), 0.0, found)
+                    found = np.where(graph.mirrors[np.asarray(cols)] == np.asarray(rows), 0.0, found)
                 vals.append(found)
             v_all = np.concatenate(vals)[prepared.order]
             best = np.maximum.reduceat(v_all, prepared.starts)
@@ -642,7 +641,7 @@ def _typed_pair(q: Query) -> tuple[str, str]:
     a, b = q.types
     if a != b:
         return (f"{q.premise}#{b}#{a}" if q.premise_reversed else f"{q.premise}#{a}#{b}"), f"{q.hypothesis}#{a}#{b}"
-    one, two = _same_type_slots(a)
+    one, two = same_type_slots(a)
     p_node, h_node = q.premise + (two if q.premise_reversed else one), q.hypothesis + one
     # A same-type graph is mirror-symmetric: (p, h) and (mirror p, mirror h) score alike.
     # Reading one canonical pair makes a query and its reverse read one transposed pair,
@@ -651,11 +650,6 @@ def _typed_pair(q: Query) -> tuple[str, str]:
     if (min(m_p, m_h), max(m_p, m_h)) < (min(p_node, h_node), max(p_node, h_node)):
         return m_p, m_h
     return p_node, h_node
-
-
-def _same_type_slots(a: str) -> tuple[str, str]:
-    """A same-type graph's two slot orders: `#person_1#person_2` and `#person_2#person_1`."""
-    return f"#{a}_1#{a}_2", f"#{a}_2#{a}_1"
 
 
 def _swapped(slots: str) -> str:
