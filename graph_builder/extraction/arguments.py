@@ -125,6 +125,21 @@ _NOT_NAMES = frozenset({"ceo", "cfo", "coo", "chairman", "president", "minister"
                         "index", "government", "congress", "parliament", "court", "state", "states", "reuters"})
 
 
+def _with_missed_words(ent: Span) -> Span:
+    """A company's name with the first words the recogniser left out: "E*Trade Financial Corp", where it marks
+    only "Financial Corp", is one name when the parser hangs "E*Trade" on it as a proper-noun compound."""
+    if ent.label_ != "ORG":
+        return ent
+    start = ent.start
+    while start > ent.sent.start:
+        word = ent.doc[start - 1]
+        if word.dep_ != "compound" or word.pos_ != "PROPN" or word.ent_type_ or not word.text[:1].isupper() \
+                or word.lower_ in _NOT_NAMES or word.text.endswith(".") or not ent.start <= word.head.i < ent.end:
+            break
+        start -= 1
+    return ent if start == ent.start else ent.doc[start:ent.end]
+
+
 def _join_norm(norm: str, surface: str) -> str:
     """Keep hyphens and slashes inside names tight ("Fox-Pitt" -> "fox-pitt", not "fox - pitt") and commas on the
     word before them ("Smith, Jones & Roe" -> "smith, jones & roe")."""
@@ -159,6 +174,7 @@ def _argument_of(head: Token) -> Argument | None:
     if ent is not None:
         if ent.label_ in SKIPPED_ENTITY_LABELS:
             return None
+        ent = _with_missed_words(ent)
         words = [t.text for t in ent]
         norm = _join_norm(normalise(words), ent.text)
         if not norm or _is_amount(words):

@@ -9,7 +9,7 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
 from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
 from graph_builder.extraction.words import (
-    AMOUNT_LABELS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS,
+    AMOUNT_LABELS, SUBORDINATING_PREPOSITIONS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS,
     NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
     SOURCE_VERBS, SUBJECT_DEPS, UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT, AGENT_NOUNS,
     AGENT_NOUN_ENDINGS,
@@ -44,6 +44,19 @@ def fronted(prep: Token, verb: Token) -> bool:
     if prep.lower_ in FRAMING_PREPOSITIONS:
         return True
     return not any(c.ent_type_ and c.ent_type_ not in SKIPPED_ENTITY_LABELS for c in prep.children if c.dep_ == "pobj")
+
+
+def _clause_read_as_phrase(prep: Token, verb: Token) -> bool:
+    """"attracted consumers as a housing slump takes a toll": the parser reads a subordinate clause as a phrase
+    whose noun is the subject of the subjectless finite verb right after it."""
+    if prep.lower_ not in SUBORDINATING_PREPOSITIONS:
+        return False
+    nouns = [c for c in prep.children if c.dep_ == "pobj"]
+    if not nouns:
+        return False
+    after = nouns[-1].right_edge.i + 1
+    return any(c.dep_ in {"advcl", "conj", "ccomp"} and c.left_edge.i == after and c.tag_ in {"VBD", "VBZ", "VBP"}
+               and not any(d.dep_ in SUBJECT_DEPS for d in c.children) for c in verb.children)
 
 
 def is_passive(verb: Token) -> bool:
@@ -130,7 +143,8 @@ def verb_frame(verb: Token) -> Frame | None:
         elif dep == "agent" and frame.passive:
             frame.slots += slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
         elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not fronted(child, verb) \
-                and not (child.lower_ in COMPARISON_PREPOSITIONS and _has_amount(verb)):
+                and not (child.lower_ in COMPARISON_PREPOSITIONS and _has_amount(verb)) \
+                and not _clause_read_as_phrase(child, verb):
             light = _light_object(verb, lemma)
             if light is not None:
                 noun = clean_lemma(light)

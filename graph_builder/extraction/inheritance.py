@@ -8,8 +8,8 @@ from graph_builder.extraction.arguments import Argument, argument_of
 from graph_builder.extraction.frames import Frame, negating_determiner
 from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, INTRANSITIVE_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PERSON_TITLES, PLACE_LABELS,
-    PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
+    COPULA_LEMMAS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PERSON_TITLES,
+    PLACE_LABELS, PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
 )
 
 
@@ -49,8 +49,13 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         if head.lemma in REPORTING_VERBS - {"tell"} and not head.passive and verb.tag_ in {"VBD", "VBZ", "VBP"}:
             return  # "traders the agency said used an account": the parser's xcomp is the reported clause
         objects = [s for s in head.slots if s.role == "2" and s.arg.head.dep_ == "dobj"]
-        if head.lemma.split(".")[0] not in OBJECT_CONTROL_VERBS:
+        reported = head.lemma in REPORTING_VERBS - {"tell"}
+        if head.lemma.split(".")[0] not in OBJECT_CONTROL_VERBS and not reported:
             objects = []
+        if reported and objects and not head.passive:
+            # "GM says Whitacre to step down": the headline's object is the reported clause's subject, not what
+            # was said.
+            head.slots = [s for s in head.slots if s not in objects]
         controllers = objects or _surface_subjects(head)
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in controllers]
         frame.controllers = [*head.controllers, head.lemma]
@@ -101,9 +106,33 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
             if no is not None:  # "has no plans to raise capital" states that it will not raise it
                 frame.negations += 1
                 frame.words.add(no)
-        if head is None:
+        if head is None or head.lemma.split(".")[0] in JUDGING_VERBS:
+            return  # "shareholders approved a deal to acquire Saab": the deal's parties are not the judges
+        own_role = "2" if frame.passive else "1"
+        doers = _controlled_objects(head, verb) if verb.dep_ == "advcl" else []
+        if doers:
+            # "E*Trade named a pair of executives to fill top roles", "hired Goldman to advise it": the person or
+            # organisation a verb of control takes as its object does what the purpose clause says.
+            frame.slots += [Slot(s.arg, own_role) for s in doers]
+            frame.controllers = [*head.controllers, head.lemma]
             return
-        frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in _subject_slots(head) if s.role == "1"]
+        frame.slots += [Slot(s.arg, own_role) for s in _subject_slots(head) if s.role == "1"]
+
+
+# Verbs of object control whose purpose clause is still their subject's: "left the ECB to teach at Harvard",
+# "set Libor lower to present a healthier picture".
+OWN_PURPOSE_VERBS = frozenset({"leave", "set", "get", "need", "want", "like", "prefer", "pay", "free"})
+
+
+def _controlled_objects(head: Frame, clause: Token) -> list[Slot]:
+    """The objects of a verb of object control that can act (a person or an organisation, by name or by a noun of
+    post), standing before the to-infinitive the parser hangs on the verb as a purpose clause."""
+    verb = head.lemma.split(".")[0]
+    if head.passive or verb not in OBJECT_CONTROL_VERBS or verb in OWN_PURPOSE_VERBS or not _has_to(clause):
+        return []
+    return [s for s in head.slots if s.role == "2" and s.arg.head.i < clause.i
+            and (s.arg.type in {"person", "organization"}
+                 or (not s.arg.is_entity and s.arg.head.lemma_.lower() in PERSON_TITLES))]
 
 
 def _pronoun_agrees(pronoun: str, reporters: list[Argument]) -> bool:

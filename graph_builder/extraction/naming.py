@@ -10,6 +10,7 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import Argument
 from graph_builder.extraction.frames import Frame
 from graph_builder.extraction.slots import Slot
+from graph_builder.extraction.words import SUBJECT_DEPICTIVE_VERBS
 
 NEGATION_PREFIX = "NEG__"
 CONTROL_SEPARATOR = "__"
@@ -46,6 +47,11 @@ def _beside_light_noun(slot: Slot, other: Slot) -> bool:
     return any(_first_conjunct(slot.arg.head) == _first_conjunct(noun) for noun in nouns)
 
 
+def _subjects_depictive(frame: Frame, first: Slot, second: Slot) -> bool:
+    """"X left Goldman Sachs as head of investment": the as-phrase is what the subject was, not the object."""
+    return not frame.passive and {first.role, second.role} == {"2", "as.2"} and frame.lemma in SUBJECT_DEPICTIVE_VERBS
+
+
 def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relation]:
     """Yield every relation a frame states: each pair of slots with different roles, then the frame's own pairs."""
     slots = sorted(frame.slots, key=lambda s: s.rank)
@@ -60,6 +66,8 @@ def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relat
         if _beside_light_noun(first, second) or _beside_light_noun(second, first):
             continue
         if require_entity and not (first.arg.is_entity or second.arg.is_entity):
+            continue
+        if (first, second) not in frame.pairs and _subjects_depictive(frame, first, second):
             continue
         words = sorted({*frame.words, *first.words, *second.words}, key=lambda t: t.i)
         yield Relation(predicate_name(frame, first, second, negated), " ".join(t.text for t in words),

@@ -17,7 +17,7 @@ from graph_builder.extraction.frames import (
 from graph_builder.extraction.inheritance import inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
 from graph_builder.extraction.slots import Slot, clean_lemma
-from graph_builder.extraction.words import COPULA_LEMMAS, NONVERIDICAL_VERBS
+from graph_builder.extraction.words import COPULA_LEMMAS, NONVERIDICAL_VERBS, SPECULATION_NOUNS, SUBJECT_DEPS
 
 __all__ = ["CONTROL_SEPARATOR", "NEGATION_PREFIX", "Frame", "Relation", "Slot", "clean_lemma", "frame_relations",
            "predicate_name", "sentence_frames"]
@@ -54,8 +54,9 @@ ARGUMENT_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
 def asserted(token: Token) -> bool:
     """Whether the sentence states the clause of `token`: not when that clause, or one it is embedded in, is the
-    complement of a verb that denies it or takes it as a mere supposition ("denied that X paid Y", "it is wrong to
-    assume X formed Y", "doubt that X will buy Y"). Mood is not marked, as in the published extraction: a
+    complement of a verb that denies it or takes it as a mere supposition, prediction or belief ("denied that X paid
+    Y", "it is wrong to assume X formed Y", "the IMF expects the Fed will trim"), or the that-clause of a noun of
+    supposition ("speculation that X would bid for Y"). Mood is not marked, as in the published extraction: a
     condition, a question or a modal clause states its relation. A relative clause is presupposed: the walk stops
     there."""
     t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
@@ -64,6 +65,9 @@ def asserted(token: Token) -> bool:
         # deny__(buy.1,buy.2)), which says the denial itself. A clause before the verb is a misparse of two
         # clauses ("X lifted output ... but analysts doubt its potential"), not its complement.
         if t.dep_ == "ccomp" and t.i > t.head.i and t.head.lemma_.lower() in NONVERIDICAL_VERBS:
+            return False
+        if t.dep_ in {"acl", "ccomp"} and t.i > t.head.i and t.head.pos_ == "NOUN" \
+                and t.head.lemma_.lower() in SPECULATION_NOUNS and any(c.dep_ in SUBJECT_DEPS for c in t.children):
             return False
         if t.dep_ not in CLAUSE_DEPS or t.head.i == t.i:
             return True

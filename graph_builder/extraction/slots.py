@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from spacy.tokens import Token
 
 from graph_builder.extraction.arguments import TIME_NOUNS, Argument, argument_of
-from graph_builder.extraction.words import IDIOMS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES
+from graph_builder.extraction.words import ALTERNATIVE_MARKERS, IDIOMS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES
 
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
 
@@ -86,7 +86,7 @@ def _listed(head: Token) -> list[Token]:
     """The nouns a slot's head stands for: its conjuncts, each read through a measure ("a pair of carmakers");
     a plural noun whose "conjuncts" follow a comma and are names is their label ("two carmakers, Acme and Widget")."""
     out: list[Token] = []
-    for conjunct in with_conjuncts(head):
+    for conjunct in _modified_noun(with_conjuncts(head)):
         measured = measured_noun(conjunct)
         if measured is None:
             out.append(conjunct)
@@ -97,6 +97,15 @@ def _listed(head: Token) -> list[Token]:
         if nxt is not None and nxt.text == ",":
             return out[1:]
     return out
+
+
+def _modified_noun(conjuncts: list[Token]) -> list[Token]:
+    """"maintenance, repair and operations supplies": the parser's last two "conjuncts" touch, so the list modifies
+    the last noun, which is the one argument."""
+    if len(conjuncts) < 3 or not all(t.pos_ == "NOUN" and not t.ent_type_ for t in conjuncts):
+        return conjuncts
+    ordered = sorted(conjuncts, key=lambda t: t.i)
+    return [ordered[-1]] if ordered[-2].i + 1 == ordered[-1].i else conjuncts
 
 
 def _fraction(token: Token) -> bool:
@@ -116,9 +125,15 @@ def slots_for(heads: list[Token], role: str, words: tuple[Token, ...] = ()) -> l
     return slots
 
 
+def alternative(prep: Token) -> bool:
+    """"increase standards rather than the current formula", "bought bonds instead of stocks": the phrase names
+    what the clause does not do."""
+    return prep.i > 0 and (prep.doc[prep.i - 1].lower_, prep.lower_) in ALTERNATIVE_MARKERS
+
+
 def prep_slots(prep: Token, suffix_words: tuple[Token, ...] = (), noun: str = "") -> list[Slot]:
     marker = clean_lemma(prep)
-    if marker is None:
+    if marker is None or alternative(prep):
         return []
     pobjs = [c for c in prep.children if c.dep_ == "pobj" and (marker, c.lemma_.lower()) not in IDIOMS
              and (marker, c.lemma_.lower()) not in LINKING_IDIOMS]

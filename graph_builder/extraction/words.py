@@ -163,7 +163,37 @@ UNREALISING_VERBS = frozenset({
 NONVERIDICAL_VERBS = frozenset({
     "deny", "doubt", "suppose", "assume", "imagine", "pretend", "speculate", "hypothesize", "hypothesise",
     "dispute", "allege", "rumour", "rumor",
+    # A prediction, a belief or a wish about another's act is no report of it ("the IMF expects the Fed will trim
+    # its bond buying", "analysts believe X will bid"); "X expects to buy Y" keeps its controller (expect__).
+    "expect", "predict", "forecast", "anticipate", "believe", "think", "suspect", "guess", "reckon", "bet", "hope",
+    "fear", "worry", "wish",
 })
+# Nouns whose that-clause is a supposition, not a report: "shares rose on speculation that X would bid for Y",
+# "rumors in the market that X is moving to Y", "fears that X will cut jobs".
+SPECULATION_NOUNS = frozenset({
+    "speculation", "rumor", "rumour", "talk", "hope", "fear", "worry", "concern", "expectation", "possibility",
+    "chance", "prospect", "likelihood", "belief", "suspicion", "allegation", "accusation", "claim", "assumption",
+    "doubt", "guess", "bet", "suggestion", "theory", "scenario", "risk", "danger", "threat", "view", "notion",
+    "idea", "impression", "perception", "prediction", "forecast", "estimate",
+})
+# Verbs by which a third party judges a plan or deal that others are to carry out: "shareholders approved a deal
+# to acquire Saab" does not make the shareholders acquire it.
+JUDGING_VERBS = frozenset({
+    "approve", "back", "endorse", "reject", "block", "oppose", "veto", "ratify", "review", "investigate", "probe",
+    "examine", "scrutinize", "scrutinise", "criticize", "criticise", "challenge", "welcome", "praise", "support",
+    "sanction", "study", "vet", "question", "condemn", "applaud", "slam", "attack", "dismiss", "rebuff", "spurn",
+})
+# Words before a preposition that make its phrase an alternative to the clause, not a participant: "increase
+# standards based on size, rather than the current formula", "invest in bonds instead of stocks".
+ALTERNATIVE_MARKERS = frozenset({("rather", "than"), ("instead", "of")})
+# Verbs whose as-phrase says what their subject is, not their object: "Metherell is to leave Goldman Sachs as head of
+# investment", "X joined Google as chief executive" (against "named X as chief executive").
+SUBJECT_DEPICTIVE_VERBS = frozenset({
+    "join", "rejoin", "leave", "quit", "lead", "run", "head", "serve", "manage", "enter", "return", "found", "cofound",
+    "co-found", "chair", "represent", "remain", "stay", "take.over", "oversee", "build", "start", "launch"})
+# Words that open a clause as well as a phrase, which the parser may read as a preposition before the clause's
+# subject ("as a housing slump takes a toll").
+SUBORDINATING_PREPOSITIONS = frozenset({"as", "after", "before", "since", "until", "while", "because", "though"})
 # Nouns that name an act and so take their own by-agent ("approve a request by Obama", "matching a move by
 # Continental"), beside the event nouns of NOMINAL_VERBS and nouns ending like a verb's noun (-tion, -ment, ...).
 AGENT_NOUNS = frozenset({

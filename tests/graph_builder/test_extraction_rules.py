@@ -579,3 +579,84 @@ def test_a_reported_clauses_pronoun_subject_is_the_reporter(sentence: str, expec
 ])
 def test_a_pronoun_that_cannot_be_the_reporter_gives_nothing(sentence: str) -> None:
     assert not [t for t in _triples(sentence) if t[1] == "(buy.1,buy.2)"]
+
+
+# --- extractor v10: predictions, speculation, control, alternatives and phrases ------------------------------------
+
+@pytest.mark.parametrize(("sentence", "unstated"), [
+    # a prediction or a belief about another's act reports no act
+    ("The International Monetary Fund expects the Federal Reserve will trim its bond purchases.",
+     ("federal reserve", "(trim.1,trim.2)", "bond purchase")),
+    ("Analysts believe Google will bid for Motorola.", ("google", "(bid.1,bid.for.2)", "motorola")),
+    # the that-clause of a noun of supposition
+    ("Shares rose on speculation that Google would bid for Motorola.", ("google", "(bid.1,bid.for.2)", "motorola")),
+    ("\"There are rumors in the market that Bernhard is moving to Daimler,\" one dealer said.",
+     ("bernhard", "(move.1,move.to.2)", "daimler")),
+])
+def test_a_prediction_or_speculation_states_nothing(sentence: str, unstated: tuple[str, str, str]) -> None:
+    assert unstated not in _triples(sentence)
+
+
+def test_an_expectation_of_ones_own_act_keeps_its_controller() -> None:
+    assert ("google", "expect__(buy.1,buy.2)", "motorola") in _triples("Google expects to buy Motorola.")
+    assert ("microsoft", "expect__(buy.1,buy.2)", "skype") in _triples("Microsoft is expected to buy Skype.")
+    # a report is still a report
+    assert ("google", "(buy.1,buy.2)", "motorola") in _triples("Reuters reported that Google bought Motorola.")
+
+
+def test_a_headlines_object_is_the_subject_of_its_infinitive() -> None:
+    triples = _triples("GM says Whitacre to step down as chairman and CEO.")
+    assert ("whitacre", "say__(step.down.1,step.down.as.2)", "chairman") in triples
+    assert not [t for t in triples if t[0] == "gm"]
+
+
+def test_an_object_controls_the_purpose_clause_of_a_verb_of_control() -> None:
+    triples = _triples("Goldman Sachs hired Lazard to advise it on the sale of the unit.")
+    assert ("lazard", "hire__(advise.1,advise.on.2)", "sale") in triples
+    assert not [t for t in triples if t[0] == "goldman sachs" and t[1].startswith("(advise")]
+    # an amount is no doer: the payer settles
+    assert ("acme corp", "(settle.1,settle.with.2)", "sec") in _triples(
+        "Acme Corp paid $5 million to settle with the SEC.")
+
+
+def test_a_judge_of_a_deal_is_not_its_party() -> None:
+    triples = _triples("Spyker shareholders approved a deal to acquire Saab from GM.")
+    assert not [t for t in triples if t[0] == "shareholder" or "shareholder" in t[0]]
+    assert ("acme corp", "(acquire.1,acquire.2)", "beta inc") in _triples(
+        "Acme Corp signed a deal to acquire Beta Inc.")
+
+
+def test_an_alternative_is_no_participant() -> None:
+    triples = _triples("Nissan raised mileage standards for passenger cars rather than the current formula.")
+    assert ("nissan", "(raise.1,raise.2)", "mileage standard") in triples
+    assert not [t for t in triples if "than" in t[1]]
+    assert not [t for t in _triples("Acme Corp bought bonds from Beta Inc instead of stocks.") if "instead" in t[1]
+                or t[2] == "stock"]
+
+
+def test_a_clause_read_as_a_phrase_gives_no_phrase() -> None:
+    triples = _triples("Wal-Mart attracted consumers as a U.S. housing slump takes a toll on household budgets.")
+    assert ("wal-mart", "(attract.1,attract.2)", "consumer") in triples
+    assert not [t for t in triples if ".as." in t[1]]
+
+
+def test_an_as_phrase_of_a_verb_of_joining_or_leaving_describes_its_subject() -> None:
+    triples = _triples("Tim Cook joined Apple as chief operating officer in 1998.")
+    assert ("tim cook", "(join.1,join.as.2)", "operating officer") in triples
+    assert not [t for t in triples if t[0] == "apple" and ".as." in t[1]]
+    assert ("roland smith", "(name.2,name.as.2)", "executive") in _triples(
+        "Acme Corp named Roland Smith as chief executive.")
+
+
+def test_a_missed_first_word_of_a_company_joins_its_name() -> None:
+    assert ("e*trade financial corp", "(buy.1,buy.2)", "unit") in _triples("E*Trade Financial Corp bought Citadel's unit.")
+    # a title before a person's name stays out of it
+    assert ("bill gates", "(visit.1,visit.2)", "paris") in _triples("Microsoft Chairman Bill Gates visited Paris.")
+
+
+def test_a_list_whose_last_two_nouns_touch_modifies_the_last() -> None:
+    triples = _triples("Acme Corp will provide maintenance, repair and operations supplies to the U.S. Army.")
+    assert ("acme corp", "(provide.1,provide.2)", "supply") in triples
+    assert not [t for t in triples if t[2] in {"maintenance", "repair", "operation"}]
+    assert {("acme corp", "(sell.1,sell.2)", x) for x in ("shoe", "shirt", "hat")} <= _triples(
+        "Acme Corp sells shoes, shirts and hats to Wal-Mart.")
