@@ -134,10 +134,13 @@ def _with_missed_words(ent: Span) -> Span:
     while start > ent.sent.start:
         word = ent.doc[start - 1]
         if word.dep_ != "compound" or word.pos_ != "PROPN" or word.ent_type_ or not word.text[:1].isupper() \
-                or word.lower_ in _NOT_NAMES or word.text.endswith(".") or not ent.start <= word.head.i < ent.end:
-            break
+                or word.is_upper or word.lower_ in _NOT_NAMES or word.text.endswith(".") \
+                or not ent.start <= word.head.i < ent.end:
+            break  # an all-capital word is a newswire heading ("LABOR NEGOTIATIONS AMR sought ...")
+        if word.i == ent.sent.start and word.text.isalpha() and word.text[1:].islower():
+            break  # a plain capitalised word opening the sentence may be any word ("Meanwhile Kraft, ...")
         start -= 1
-    return ent if start == ent.start else ent.doc[start:ent.end]
+    return ent if start == ent.start else Span(ent.doc, start, ent.end, label=ent.label_)
 
 
 def _join_norm(norm: str, surface: str) -> str:

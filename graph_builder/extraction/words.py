@@ -186,10 +186,11 @@ JUDGING_VERBS = frozenset({
 # Words before a preposition that make its phrase an alternative to the clause, not a participant: "increase
 # standards based on size, rather than the current formula", "invest in bonds instead of stocks".
 ALTERNATIVE_MARKERS = frozenset({("rather", "than"), ("instead", "of")})
-# Verbs whose as-phrase says what their subject is, not their object: "Metherell is to leave Goldman Sachs as head of
-# investment", "X joined Google as chief executive" (against "named X as chief executive").
+# Verbs whose as-phrase says what their subject is, not their object: "X joined Google as chief executive", "X
+# runs the bank as chairman" (against "named X as chief executive"; "leave" goes both ways: "left Goldman as head",
+# "leaving Vodafone as sole bidder").
 SUBJECT_DEPICTIVE_VERBS = frozenset({
-    "join", "rejoin", "leave", "quit", "lead", "run", "head", "serve", "manage", "enter", "return", "found", "cofound",
+    "join", "rejoin", "quit", "lead", "run", "head", "serve", "manage", "enter", "return", "found", "cofound",
     "co-found", "chair", "represent", "remain", "stay", "take.over", "oversee", "build", "start", "launch"})
 # Words that open a clause as well as a phrase, which the parser may read as a preposition before the clause's
 # subject ("as a housing slump takes a toll").
