@@ -54,8 +54,14 @@ def _clause_read_as_phrase(prep: Token, verb: Token) -> bool:
     nouns = [c for c in prep.children if c.dep_ == "pobj"]
     if not nouns:
         return False
-    after = nouns[-1].right_edge.i + 1
-    return any(c.dep_ in {"advcl", "conj", "ccomp"} and c.left_edge.i == after and c.tag_ in {"VBD", "VBZ", "VBP"}
+    noun = nouns[-1]
+    finite = {"VBD", "VBZ", "VBP"}
+    # "as disruptions led to losses": the parser may also hang the finite verb on the noun as a reduced relative
+    if any(c.dep_ in {"acl", "relcl"} and c.i > noun.i and c.tag_ in finite
+           and not any(d.dep_ in SUBJECT_DEPS for d in c.children) for c in noun.children):
+        return True
+    after = noun.right_edge.i + 1
+    return any(c.dep_ in {"advcl", "conj", "ccomp"} and c.left_edge.i == after and c.tag_ in finite
                and not any(d.dep_ in SUBJECT_DEPS for d in c.children) for c in verb.children)
 
 

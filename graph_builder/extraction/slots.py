@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from spacy.tokens import Token
 
 from graph_builder.extraction.arguments import TIME_NOUNS, Argument, argument_of
-from graph_builder.extraction.words import ALTERNATIVE_MARKERS, IDIOMS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES
+from graph_builder.extraction.words import ALTERNATIVE_MARKERS, IDIOMS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES, PRICE_GAP_NOUNS
 
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
 
@@ -128,7 +128,12 @@ def slots_for(heads: list[Token], role: str, words: tuple[Token, ...] = ()) -> l
 def alternative(prep: Token) -> bool:
     """"increase standards rather than the current formula", "bought bonds instead of stocks": the phrase names
     what the clause does not do."""
-    return prep.i > 0 and (prep.doc[prep.i - 1].lower_, prep.lower_) in ALTERNATIVE_MARKERS
+    if prep.i == 0:
+        return False
+    before = prep.doc[prep.i - 1]
+    if prep.lower_ == "to" and before.lemma_.lower() in PRICE_GAP_NOUNS and before.head.i != prep.i:
+        return True  # "sold stock at a discount to Monday's prices": the prices are what the discount is against
+    return (before.lower_, prep.lower_) in ALTERNATIVE_MARKERS
 
 
 def prep_slots(prep: Token, suffix_words: tuple[Token, ...] = (), noun: str = "") -> list[Slot]:

@@ -192,6 +192,15 @@ ALTERNATIVE_MARKERS = frozenset({("rather", "than"), ("instead", "of")})
 SUBJECT_DEPICTIVE_VERBS = frozenset({
     "join", "rejoin", "quit", "lead", "run", "head", "serve", "manage", "enter", "return", "found", "cofound",
     "co-found", "chair", "represent", "remain", "stay", "take.over", "oversee", "build", "start", "launch"})
+# Verbs whose as-phrase says what their object is: "hired John Smith as chief executive" pairs the post with Smith,
+# not with the company that hired him.
+OBJECT_DEPICTIVE_VERBS = APPOINTING_VERBS | frozenset({
+    "hire", "see", "regard", "view", "describe", "treat", "consider", "identify", "list", "rank", "label", "brand",
+    "cite", "recognize", "recognise", "know", "confirm", "install", "keep", "retain", "recommend", "propose",
+    "portray", "characterize", "characterise", "dismiss", "reject", "re-elect", "reappoint"})
+# Nouns whose to-phrase measures against a price: "sold stock at a discount to Monday's prices" sold nothing to the
+# prices.
+PRICE_GAP_NOUNS = frozenset({"discount", "premium"})
 # Words that open a clause as well as a phrase, which the parser may read as a preposition before the clause's
 # subject ("as a housing slump takes a toll").
 SUBORDINATING_PREPOSITIONS = frozenset({"as", "after", "before", "since", "until", "while", "because", "though"})

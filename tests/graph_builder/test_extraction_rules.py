@@ -646,6 +646,22 @@ def test_an_as_phrase_of_a_verb_of_joining_or_leaving_describes_its_subject() ->
     assert not [t for t in triples if t[0] == "apple" and ".as." in t[1]]
     assert ("roland smith", "(name.2,name.as.2)", "executive") in _triples(
         "Acme Corp named Roland Smith as chief executive.")
+    # and the as-phrase of a verb of hiring describes its object, not the company that hires
+    triples = _triples("Acme Corp hired John Smith as chief executive.")
+    assert ("john smith", "(hire.2,hire.as.2)", "executive") in triples
+    assert ("acme corp", "(hire.1,hire.as.2)", "executive") not in triples
+
+
+def test_a_price_gap_is_no_buyer() -> None:
+    triples = _triples("JPMorgan sold $5 billion of stock at a discount to Monday's prices.")
+    assert ("jpmorgan", "(sell.1,sell.2)", "stock") in triples
+    assert not [t for t in triples if ".to." in t[1]]
+
+
+def test_an_as_clause_read_as_a_phrase_with_a_reduced_relative() -> None:
+    triples = _triples("GMAC posted a loss on Thursday as capital market disruptions led to losses from home lending.")
+    assert ("gmac", "(post.1,post.2)", "loss") in triples
+    assert not [t for t in triples if ".as." in t[1]]
 
 
 def test_a_missed_first_word_of_a_company_joins_its_name() -> None:
