@@ -17,7 +17,9 @@ from graph_builder.extraction.frames import (
 from graph_builder.extraction.inheritance import inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
 from graph_builder.extraction.slots import Slot, clean_lemma
-from graph_builder.extraction.words import COPULA_LEMMAS, NONVERIDICAL_VERBS, SPECULATION_NOUNS, SUBJECT_DEPS
+from graph_builder.extraction.words import (
+    COPULA_LEMMAS, NONVERIDICAL_VERBS, PREDICTION_VERBS, SPECULATION_NOUNS, SUBJECT_DEPS,
+)
 
 __all__ = ["CONTROL_SEPARATOR", "NEGATION_PREFIX", "Frame", "Relation", "Slot", "clean_lemma", "frame_relations",
            "predicate_name", "sentence_frames"]
@@ -43,7 +45,12 @@ def sentence_frames(sent: Span) -> list[Frame]:
     # Heads before dependents, so a conjunct inherits from a frame that already inherited.
     for index in sorted(frames, key=lambda i: _depth(sent.doc[i])):
         inherit(frames[index], frames)
-    return [f for f in [*frames.values(), *extra] if asserted(f.head)]
+    kept = [f for f in [*frames.values(), *extra] if asserted(f.head)]
+    for frame in kept:
+        marker = supposed_by(frame.head)
+        if marker is not None:
+            frame.controllers = [marker, *frame.controllers]
+    return kept
 
 
 # Dependencies that embed a clause in the one above it; a noun's frame sits in the clause of the verb it is an
@@ -54,9 +61,8 @@ ARGUMENT_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
 def asserted(token: Token) -> bool:
     """Whether the sentence states the clause of `token`: not when that clause, or one it is embedded in, is the
-    complement of a verb that denies it or takes it as a mere supposition, prediction or belief ("denied that X paid
-    Y", "it is wrong to assume X formed Y", "the IMF expects the Fed will trim"), or the that-clause of a noun of
-    supposition ("speculation that X would bid for Y"). Mood is not marked, as in the published extraction: a
+    complement of a verb that denies it or takes it as a mere supposition ("denied that X paid Y", "it is wrong to
+    assume X formed Y", "doubt that X will buy Y"). Mood is not marked, as in the published extraction: a
     condition, a question or a modal clause states its relation. A relative clause is presupposed: the walk stops
     there."""
     t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
@@ -66,12 +72,28 @@ def asserted(token: Token) -> bool:
         # clauses ("X lifted output ... but analysts doubt its potential"), not its complement.
         if t.dep_ == "ccomp" and t.i > t.head.i and t.head.lemma_.lower() in NONVERIDICAL_VERBS:
             return False
-        if t.dep_ in {"acl", "ccomp"} and t.i > t.head.i and t.head.pos_ == "NOUN" \
-                and t.head.lemma_.lower() in SPECULATION_NOUNS and any(c.dep_ in SUBJECT_DEPS for c in t.children):
-            return False
         if t.dep_ not in CLAUSE_DEPS or t.head.i == t.i:
             return True
         t = t.head
+
+
+def supposed_by(token: Token) -> str | None:
+    """The verb of prediction or belief, or the noun of supposition, whose finite clause holds `token`'s clause
+    ("the IMF expects the Fed will trim" -> `expect`; "speculation that X would bid" -> `speculation`), or None. It
+    becomes the relation's controller, as "X is expected to trim" gives `expect__`: the act is expected, not
+    reported."""
+    t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
+    while True:
+        head = t.head
+        if t.dep_ == "ccomp" and t.i > head.i and head.pos_ in {"VERB", "AUX"} \
+                and head.lemma_.lower() in PREDICTION_VERBS:
+            return head.lemma_.lower()
+        if t.dep_ in {"acl", "ccomp"} and t.i > head.i and head.pos_ == "NOUN" \
+                and head.lemma_.lower() in SPECULATION_NOUNS and any(c.dep_ in SUBJECT_DEPS for c in t.children):
+            return head.lemma_.lower()
+        if t.dep_ not in CLAUSE_DEPS or head.i == t.i:
+            return None
+        t = head
 
 
 def _depth(token: Token) -> int:

@@ -163,13 +163,16 @@ UNREALISING_VERBS = frozenset({
 NONVERIDICAL_VERBS = frozenset({
     "deny", "doubt", "suppose", "assume", "imagine", "pretend", "speculate", "hypothesize", "hypothesise",
     "dispute", "allege", "rumour", "rumor",
-    # A prediction, a belief or a wish about another's act is no report of it ("the IMF expects the Fed will trim
-    # its bond buying", "analysts believe X will bid"); "X expects to buy Y" keeps its controller (expect__).
+})
+# Verbs of prediction, belief or wish: a finite clause under one is no report of its act, and keeps the verb as its
+# controller, as "X is expected to trim" does ("the IMF expects the Fed will trim its bond buying" ->
+# `expect__(trim.1,trim.2)`; "analysts believe X will bid" -> `believe__(bid.1,bid.for.2)`).
+PREDICTION_VERBS = frozenset({
     "expect", "predict", "forecast", "anticipate", "believe", "think", "suspect", "guess", "reckon", "bet", "hope",
     "fear", "worry", "wish",
 })
-# Nouns whose that-clause is a supposition, not a report: "shares rose on speculation that X would bid for Y",
-# "rumors in the market that X is moving to Y", "fears that X will cut jobs".
+# Nouns whose that-clause is a supposition, not a report, kept as its controller: "shares rose on speculation that
+# X would bid for Y" -> `speculation__(bid.1,bid.for.2)`; "rumors in the market that X is moving to Y".
 SPECULATION_NOUNS = frozenset({
     "speculation", "rumor", "rumour", "talk", "hope", "fear", "worry", "concern", "expectation", "possibility",
     "chance", "prospect", "likelihood", "belief", "suspicion", "allegation", "accusation", "claim", "assumption",

@@ -583,18 +583,24 @@ def test_a_pronoun_that_cannot_be_the_reporter_gives_nothing(sentence: str) -> N
 
 # --- extractor v10: predictions, speculation, control, alternatives and phrases ------------------------------------
 
-@pytest.mark.parametrize(("sentence", "unstated"), [
-    # a prediction or a belief about another's act reports no act
+@pytest.mark.parametrize(("sentence", "unstated", "expected"), [
+    # a prediction or a belief about another's act reports no act: the verb is kept as its controller
     ("The International Monetary Fund expects the Federal Reserve will trim its bond purchases.",
-     ("federal reserve", "(trim.1,trim.2)", "bond purchase")),
-    ("Analysts believe Google will bid for Motorola.", ("google", "(bid.1,bid.for.2)", "motorola")),
+     ("federal reserve", "(trim.1,trim.2)", "bond purchase"),
+     ("federal reserve", "expect__(trim.1,trim.2)", "bond purchase")),
+    ("Analysts believe Google will bid for Motorola.", ("google", "(bid.1,bid.for.2)", "motorola"),
+     ("google", "believe__(bid.1,bid.for.2)", "motorola")),
     # the that-clause of a noun of supposition
-    ("Shares rose on speculation that Google would bid for Motorola.", ("google", "(bid.1,bid.for.2)", "motorola")),
+    ("Shares rose on speculation that Google would bid for Motorola.", ("google", "(bid.1,bid.for.2)", "motorola"),
+     ("google", "speculation__(bid.1,bid.for.2)", "motorola")),
     ("\"There are rumors in the market that Bernhard is moving to Daimler,\" one dealer said.",
-     ("bernhard", "(move.1,move.to.2)", "daimler")),
+     ("bernhard", "(move.1,move.to.2)", "daimler"), ("bernhard", "rumor__(move.1,move.to.2)", "daimler")),
 ])
-def test_a_prediction_or_speculation_states_nothing(sentence: str, unstated: tuple[str, str, str]) -> None:
-    assert unstated not in _triples(sentence)
+def test_a_prediction_or_speculation_is_marked_as_one(sentence: str, unstated: tuple[str, str, str],
+                                                      expected: tuple[str, str, str]) -> None:
+    triples = _triples(sentence)
+    assert unstated not in triples
+    assert expected in triples
 
 
 def test_an_expectation_of_ones_own_act_keeps_its_controller() -> None:
