@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from spacy.tokens import Token
 
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
-from graph_builder.extraction.slots import Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for
+from graph_builder.extraction.slots import (
+    Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for, with_conjuncts,
+)
 from graph_builder.extraction.words import (
     AMOUNT_LABELS, SUBORDINATING_PREPOSITIONS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, LIGHT_VERBS,
     NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS,
@@ -55,6 +57,8 @@ def _clause_read_as_phrase(prep: Token, verb: Token) -> bool:
     if not nouns:
         return False
     noun = nouns[-1]
+    if any(c.pos_ != noun.pos_ for c in with_conjuncts(noun)):
+        return False  # "acted as advisors and Weil, Gotshal & Manges LLP acted as ...": the name starts the clause
     finite = {"VBD", "VBZ", "VBP"}
     # "as disruptions led to losses": the parser may also hang the finite verb on the noun as a reduced relative
     if any(c.dep_ in {"acl", "relcl"} and c.i > noun.i and c.tag_ in finite

@@ -106,7 +106,7 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
             if no is not None:  # "has no plans to raise capital" states that it will not raise it
                 frame.negations += 1
                 frame.words.add(no)
-        if head is None or head.lemma.split(".")[0] in JUDGING_VERBS:
+        if head is None or (head.lemma in JUDGING_VERBS and _has_to(verb)):
             return  # "shareholders approved a deal to acquire Saab": the deal's parties are not the judges
         own_role = "2" if frame.passive else "1"
         doers = _controlled_objects(head, verb) if verb.dep_ == "advcl" else []

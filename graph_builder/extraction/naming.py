@@ -10,7 +10,6 @@ from spacy.tokens import Token
 from graph_builder.extraction.arguments import Argument
 from graph_builder.extraction.frames import Frame
 from graph_builder.extraction.slots import Slot
-from graph_builder.extraction.words import OBJECT_DEPICTIVE_VERBS, SUBJECT_DEPICTIVE_VERBS
 
 NEGATION_PREFIX = "NEG__"
 CONTROL_SEPARATOR = "__"
@@ -47,17 +46,6 @@ def _beside_light_noun(slot: Slot, other: Slot) -> bool:
     return any(_first_conjunct(slot.arg.head) == _first_conjunct(noun) for noun in nouns)
 
 
-def _wrong_depictive(frame: Frame, first: Slot, second: Slot) -> bool:
-    """An as-phrase describes one participant: the subject of "X joined Google as chief executive", the object of
-    "Acme hired X as chief executive" (so neither Google nor Acme is paired with the post)."""
-    if frame.passive or "as.2" not in {first.role, second.role}:
-        return False
-    other = first.role if second.role == "as.2" else second.role
-    if other == "2":
-        return frame.lemma in SUBJECT_DEPICTIVE_VERBS
-    return other == "1" and frame.lemma in OBJECT_DEPICTIVE_VERBS and any(s.role == "2" for s in frame.slots)
-
-
 def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relation]:
     """Yield every relation a frame states: each pair of slots with different roles, then the frame's own pairs."""
     slots = sorted(frame.slots, key=lambda s: s.rank)
@@ -72,8 +60,6 @@ def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relat
         if _beside_light_noun(first, second) or _beside_light_noun(second, first):
             continue
         if require_entity and not (first.arg.is_entity or second.arg.is_entity):
-            continue
-        if (first, second) not in frame.pairs and _wrong_depictive(frame, first, second):
             continue
         words = sorted({*frame.words, *first.words, *second.words}, key=lambda t: t.i)
         yield Relation(predicate_name(frame, first, second, negated), " ".join(t.text for t in words),

@@ -180,7 +180,9 @@ SPECULATION_NOUNS = frozenset({
     "idea", "impression", "perception", "prediction", "forecast", "estimate",
 })
 # Verbs by which a third party judges a plan or deal that others are to carry out: "shareholders approved a deal
-# to acquire Saab" does not make the shareholders acquire it.
+# to acquire Saab" does not make the shareholders acquire it, nor "Hollande supports Italy's proposal to use the
+# funds" make Hollande use them. Only their to-infinitive: a participle is the judge's own act ("Merkel criticized
+# France, taking a swipe at Hollande").
 JUDGING_VERBS = frozenset({
     "approve", "back", "endorse", "reject", "block", "oppose", "veto", "ratify", "review", "investigate", "probe",
     "examine", "scrutinize", "scrutinise", "criticize", "criticise", "challenge", "welcome", "praise", "support",
@@ -189,18 +191,6 @@ JUDGING_VERBS = frozenset({
 # Words before a preposition that make its phrase an alternative to the clause, not a participant: "increase
 # standards based on size, rather than the current formula", "invest in bonds instead of stocks".
 ALTERNATIVE_MARKERS = frozenset({("rather", "than"), ("instead", "of")})
-# Verbs whose as-phrase says what their subject is, not their object: "X joined Google as chief executive", "X
-# runs the bank as chairman" (against "named X as chief executive"; "leave" goes both ways: "left Goldman as head",
-# "leaving Vodafone as sole bidder").
-SUBJECT_DEPICTIVE_VERBS = frozenset({
-    "join", "rejoin", "quit", "lead", "run", "head", "serve", "manage", "enter", "return", "found", "cofound",
-    "co-found", "chair", "represent", "remain", "stay", "take.over", "oversee", "build", "start", "launch"})
-# Verbs whose as-phrase says what their object is: "hired John Smith as chief executive" pairs the post with Smith,
-# not with the company that hired him.
-OBJECT_DEPICTIVE_VERBS = APPOINTING_VERBS | frozenset({
-    "hire", "see", "regard", "view", "describe", "treat", "consider", "identify", "list", "rank", "label", "brand",
-    "cite", "recognize", "recognise", "know", "confirm", "install", "keep", "retain", "recommend", "propose",
-    "portray", "characterize", "characterise", "dismiss", "reject", "re-elect", "reappoint"})
 # Nouns whose to-phrase measures against a price: "sold stock at a discount to Monday's prices" sold nothing to the
 # prices.
 PRICE_GAP_NOUNS = frozenset({"discount", "premium"})
