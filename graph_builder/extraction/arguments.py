@@ -85,15 +85,18 @@ def normalise(words: list[str]) -> str:
     does a final one of a name that ends in 's ("Moody's" -> "moody's", but "Exxon's" -> "exxon").
     """
     kept: list[str] = []
-    for word in (w.lower() for w in words):
+    possessive_last = False  # the last word took a possessive token ("Exxon 's"); a word written with its 's
+    for word in (w.lower() for w in words):  # in it ("chesebrough-pond's", a stored name) keeps it: idempotent
         word = word[:-1] if word in _DOTTED_SUFFIXES else word
         if word in _STRIP_WORDS and not kept:
             continue
         if word in _POSSESSIVES and kept:
             kept[-1] += "'s" if word.endswith("s") else ""
+            possessive_last = True
             continue
         kept.append(word)
-    if kept and kept[-1].endswith("'s"):
+        possessive_last = False
+    if possessive_last and kept[-1].endswith("'s"):
         base = kept[-1][:-2]
         if " ".join([*kept[:-1], base]) not in POSSESSIVE_NAMES:
             kept[-1] = base

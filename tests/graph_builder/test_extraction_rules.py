@@ -142,6 +142,15 @@ def test_normalise_strips_determiners_possessives_and_spaces() -> None:
     assert normalise(["  New", "York  "]) == "new york"
 
 
+def test_normalise_is_idempotent_on_a_stored_name_ending_in_s() -> None:
+    # "Chesebrough-Pond's Inc" is stored as chesebrough-pond's once its legal form is gone; asked for by that name
+    # (a structured query, the evaluation's propositions) it must stay itself, not lose its 's as a possessive.
+    stored = normalise(["Chesebrough", "-", "Pond", "'s", "Inc"])
+    assert stored == "chesebrough - pond's inc"
+    assert normalise(["chesebrough-pond's"]) == "chesebrough-pond's"
+    assert normalise(stored.split()) == stored
+
+
 def test_negated_flag_matches_prefix() -> None:
     triples = extract_text("Google did not visit Paris. Exxon bought Texaco.")
     assert {(t["predicate"], t["negated"]) for t in triples} == {
