@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from spacy.tokens import Token
 
 from graph_builder.extraction.arguments import TIME_NOUNS, Argument, argument_of
-from graph_builder.extraction.words import ALTERNATIVE_MARKERS, IDIOMS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES, PRICE_GAP_NOUNS
+from graph_builder.extraction.words import (
+    ALTERNATIVE_MARKERS, IDIOMS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES, PRICE_GAP_NOUNS,
+)
 
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
 

@@ -678,7 +678,8 @@ def test_an_as_clause_read_as_a_phrase_with_a_reduced_relative() -> None:
 
 
 def test_a_missed_first_word_of_a_company_joins_its_name() -> None:
-    assert ("e*trade financial corp", "(buy.1,buy.2)", "unit") in _triples("E*Trade Financial Corp bought Citadel's unit.")
+    assert ("e*trade financial corp", "(buy.1,buy.2)", "unit") in _triples(
+        "E*Trade Financial Corp bought Citadel's unit.")
     # a title before a person's name stays out of it
     assert ("bill gates", "(visit.1,visit.2)", "paris") in _triples("Microsoft Chairman Bill Gates visited Paris.")
 
