@@ -59,14 +59,16 @@ def _clause_read_as_phrase(prep: Token, verb: Token) -> bool:
     noun = nouns[-1]
     if any(c.pos_ != noun.pos_ for c in with_conjuncts(noun)):
         return False  # "acted as advisors and Weil, Gotshal & Manges LLP acted as ...": the name starts the clause
-    finite = {"VBD", "VBZ", "VBP"}
     # "as disruptions led to losses": the parser may also hang the finite verb on the noun as a reduced relative
-    if any(c.dep_ in {"acl", "relcl"} and c.i > noun.i and c.tag_ in finite
-           and not any(d.dep_ in SUBJECT_DEPS for d in c.children) for c in noun.children):
+    if any(c.dep_ in {"acl", "relcl"} and c.i > noun.i and _subjectless_finite(c) for c in noun.children):
         return True
     after = noun.right_edge.i + 1
-    return any(c.dep_ in {"advcl", "conj", "ccomp"} and c.left_edge.i == after and c.tag_ in finite
-               and not any(d.dep_ in SUBJECT_DEPS for d in c.children) for c in verb.children)
+    return any(c.dep_ in {"advcl", "conj", "ccomp"} and c.left_edge.i == after and _subjectless_finite(c)
+               for c in verb.children)
+
+
+def _subjectless_finite(verb: Token) -> bool:
+    return verb.tag_ in {"VBD", "VBZ", "VBP"} and not any(d.dep_ in SUBJECT_DEPS for d in verb.children)
 
 
 def is_passive(verb: Token) -> bool:

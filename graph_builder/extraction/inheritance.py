@@ -46,10 +46,10 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         copula_subjects = slots_for([c for c in verb.head.children if c.dep_ == "nsubj"], "1")
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in copula_subjects]
     elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
-        if head.lemma in REPORTING_VERBS - {"tell"} and not head.passive and verb.tag_ in {"VBD", "VBZ", "VBP"}:
+        reported = head.lemma in REPORTING_VERBS - {"tell"}
+        if reported and not head.passive and verb.tag_ in {"VBD", "VBZ", "VBP"}:
             return  # "traders the agency said used an account": the parser's xcomp is the reported clause
         objects = [s for s in head.slots if s.role == "2" and s.arg.head.dep_ == "dobj"]
-        reported = head.lemma in REPORTING_VERBS - {"tell"}
         if head.lemma.split(".")[0] not in OBJECT_CONTROL_VERBS and not reported:
             objects = []
         if reported and objects and not head.passive:

@@ -9,6 +9,8 @@ then sentence order) is the relation's first argument. As in Hosseini et al. (20
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from spacy.tokens import Span, Token
 
 from graph_builder.extraction.frames import (
@@ -65,16 +67,11 @@ def asserted(token: Token) -> bool:
     assume X formed Y", "doubt that X will buy Y"). Mood is not marked, as in the published extraction: a
     condition, a question or a modal clause states its relation. A relative clause is presupposed: the walk stops
     there."""
-    t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
-    while True:
-        # Only a finite clause: an infinitive or gerund joins its verb's predicate ("denied buying Y" ->
-        # deny__(buy.1,buy.2)), which says the denial itself. A clause before the verb is a misparse of two
-        # clauses ("X lifted output ... but analysts doubt its potential"), not its complement.
-        if t.dep_ == "ccomp" and t.i > t.head.i and t.head.lemma_.lower() in NONVERIDICAL_VERBS:
-            return False
-        if t.dep_ not in CLAUSE_DEPS or t.head.i == t.i:
-            return True
-        t = t.head
+    # Only a finite clause: an infinitive or gerund joins its verb's predicate ("denied buying Y" ->
+    # deny__(buy.1,buy.2)), which says the denial itself. A clause before the verb is a misparse of two
+    # clauses ("X lifted output ... but analysts doubt its potential"), not its complement.
+    return not any(t.dep_ == "ccomp" and t.i > t.head.i and t.head.lemma_.lower() in NONVERIDICAL_VERBS
+                   for t in _clauses_up(token))
 
 
 def supposed_by(token: Token) -> str | None:
@@ -82,8 +79,7 @@ def supposed_by(token: Token) -> str | None:
     ("the IMF expects the Fed will trim" -> `expect`; "speculation that X would bid" -> `speculation`), or None. It
     becomes the relation's controller, as "X is expected to trim" gives `expect__`: the act is expected, not
     reported."""
-    t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
-    while True:
+    for t in _clauses_up(token):
         head = t.head
         if t.dep_ == "ccomp" and t.i > head.i and head.pos_ in {"VERB", "AUX"} \
                 and head.lemma_.lower() in PREDICTION_VERBS:
@@ -91,9 +87,18 @@ def supposed_by(token: Token) -> str | None:
         if t.dep_ in {"acl", "ccomp"} and t.i > head.i and head.pos_ == "NOUN" \
                 and head.lemma_.lower() in SPECULATION_NOUNS and any(c.dep_ in SUBJECT_DEPS for c in t.children):
             return head.lemma_.lower()
-        if t.dep_ not in CLAUSE_DEPS or head.i == t.i:
-            return None
-        t = head
+    return None
+
+
+def _clauses_up(token: Token) -> Iterator[Token]:
+    """The head of `token`'s clause (a noun argument's clause is its verb's), then the head of each clause it is
+    embedded in, up to the first that is not a clausal dependent (a relative clause, the root)."""
+    t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
+    while True:
+        yield t
+        if t.dep_ not in CLAUSE_DEPS or t.head.i == t.i:
+            return
+        t = t.head
 
 
 def _depth(token: Token) -> int:

@@ -649,9 +649,16 @@ def test_an_alternative_is_no_participant() -> None:
                 or t[2] == "stock"]
 
 
-def test_a_clause_read_as_a_phrase_gives_no_phrase() -> None:
-    triples = _triples("Wal-Mart attracted consumers as a U.S. housing slump takes a toll on household budgets.")
-    assert ("wal-mart", "(attract.1,attract.2)", "consumer") in triples
+@pytest.mark.parametrize(("sentence", "kept"), [
+    ("Wal-Mart attracted consumers as a U.S. housing slump takes a toll on household budgets.",
+     ("wal-mart", "(attract.1,attract.2)", "consumer")),
+    # the parser may hang the clause's verb on the noun as a reduced relative
+    ("GMAC posted a loss on Thursday as capital market disruptions led to losses from home lending.",
+     ("gmac", "(post.1,post.2)", "loss")),
+])
+def test_a_clause_read_as_a_phrase_gives_no_phrase(sentence: str, kept: tuple[str, str, str]) -> None:
+    triples = _triples(sentence)
+    assert kept in triples
     assert not [t for t in triples if ".as." in t[1]]
 
 
@@ -669,12 +676,6 @@ def test_a_price_gap_is_no_buyer() -> None:
     triples = _triples("JPMorgan sold $5 billion of stock at a discount to Monday's prices.")
     assert ("jpmorgan", "(sell.1,sell.2)", "stock") in triples
     assert not [t for t in triples if ".to." in t[1]]
-
-
-def test_an_as_clause_read_as_a_phrase_with_a_reduced_relative() -> None:
-    triples = _triples("GMAC posted a loss on Thursday as capital market disruptions led to losses from home lending.")
-    assert ("gmac", "(post.1,post.2)", "loss") in triples
-    assert not [t for t in triples if ".as." in t[1]]
 
 
 def test_a_missed_first_word_of_a_company_joins_its_name() -> None:
