@@ -25,10 +25,11 @@ import orjson
 import pyarrow as pa
 from tqdm import tqdm
 
-from benchmark.fragments import garbled, idiom_complement
+from benchmark.fragments import detached, garbled, idiom_complement
+from benchmark.hyponym_reads import load_reads
 from benchmark.negatives import DEFAULT_FILTERS, CandidateInContext, FilterInputs, apply_filters, check_filters
-from benchmark.senses import DEFAULT_SENSES, SENSE_CHOOSERS, SENSES_VERSION, AgreeingSense, Sense, SpanInContext
-from benchmark.senses import sense_chooser
+from benchmark.senses import DEFAULT_SENSES, SENSE_CHOOSERS, SENSES_VERSION, AgreeingSense, Hyponym, Sense
+from benchmark.senses import SpanInContext, sense_chooser
 from benchmark.stats import BenchmarkStats, SenseStats, SplitStats
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.predicates import Predicate, is_negated
@@ -75,8 +76,8 @@ class Lexicon(Protocol):
         ...
 
     def hyponym_sets(self, phrase: str, pos: str, depth: int = 1,
-                     max_senses: int | None = None) -> tuple[tuple[str, ...], ...]:
-        """Return the hyponym synsets of the phrase as lemma tuples (words separated by spaces)."""
+                     max_senses: int | None = None) -> tuple[Hyponym, ...]:
+        """Return the hyponym synsets of the phrase as (name, lemmas) (words separated by spaces)."""
         ...
 
     def synonyms(self, phrase: str, pos: str) -> list[str]:
@@ -88,8 +89,8 @@ class Lexicon(Protocol):
         ...
 
     def sense_hyponym_sets(self, phrase: str, senses: tuple[str, ...],
-                           depth: int = 1) -> tuple[tuple[str, ...], ...]:
-        """Return the hyponym synsets of the named senses only, as lemma tuples."""
+                           depth: int = 1) -> tuple[Hyponym, ...]:
+        """Return the hyponym synsets of the named senses only, as (name, lemmas)."""
         ...
 
 
@@ -111,6 +112,7 @@ class BuildConfig:
     min_typed_pairs: int = 1            # typed_felicity: argument pairs of the positive's types seen with the candidate
     lm_max_cosine: float = 0.8          # lm filter: candidates at least this close to the positive are dropped
     drop_fragments: bool = True         # drop positives whose predicate lost an idiom's word (benchmark.fragments)
+    contiguous_positives: bool = False  # drop positives whose text is not one run of words of their sentence
     max_per_predicate: int | None = None  # a predicate's propositions per label and split at most (None = any)
     bucket_bounds: tuple[int, ...] = DEFAULT_BUCKET_BOUNDS
     graph_split: str = "TRAIN"          # LEWISSPLIT of the graph-induction period (kept out of evaluation)
@@ -220,6 +222,7 @@ class NegativeCandidate:
     pos: str = "v"
     lemmas: tuple[str, ...] = ()        # the hyponym synset's lemmas
     lemma: str = ""                     # the one of them that replaces it
+    synset: str = ""                    # the hyponym synset's name (`auction.v.01`)
 
 
 SpanSenses = dict[tuple[str, int, int], tuple[str, ...] | None]
@@ -237,7 +240,7 @@ def hyponym_candidates(predicate: str, lexicon: Lexicon, felicitous: set[str] | 
         # Under negation a hyponym is entailed ("did not go" -> "did not drive"): no negatives there.
         return []
     found: dict[str, set[str]] = {}
-    origin: dict[str, tuple[str, str, tuple[str, ...], str]] = {}
+    origin: dict[str, tuple[str, str, tuple[str, ...], str, str]] = {}
     for span in predicate_spans(pred, lexicon, config.max_span_tokens):
         chosen = (senses or {}).get((span.where, span.start, span.end))
         if chosen is None:
@@ -246,7 +249,7 @@ def hyponym_candidates(predicate: str, lexicon: Lexicon, felicitous: set[str] | 
             continue
         else:
             hyponym_sets = lexicon.sense_hyponym_sets(span.phrase, chosen, config.hyponym_depth)
-        for lemmas in hyponym_sets:
+        for synset, lemmas in hyponym_sets:
             # Absence covers the whole hyponym synset and every synonym of each of its lemmas.
             blocking_lemmas = set(lemmas)
             for lemma in lemmas:
@@ -258,7 +261,7 @@ def hyponym_candidates(predicate: str, lexicon: Lexicon, felicitous: set[str] | 
                     candidate = _replace(pred, span, form)
                     if candidate != predicate and candidate in felicitous:
                         found.setdefault(candidate, set()).update(blocking)
-                        origin.setdefault(candidate, (span.phrase, span.pos, lemmas, lemma))
+                        origin.setdefault(candidate, (span.phrase, span.pos, lemmas, lemma, synset))
     return [NegativeCandidate(p, frozenset(found[p]), *origin[p]) for p in sorted(found)]
 
 
@@ -371,10 +374,24 @@ def _predicate_stats(rows: Rows, config: BuildConfig) -> _Predicates:
         typed_pairs_of[(p, subj_type, obj_type)].add((subj, obj))
         frequency[p] += 1
         texts[p][text] += 1
-    surface = {p: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for p, c in texts.items()}
+    surface = {p: commonest_forward_text(p, c) for p, c in texts.items()}
     felicitous = frozenset(p for p, pairs in pairs_of.items() if len(pairs) >= config.min_predicate_pairs
                            and not (config.drop_fragments and garbled(surface[p])))
     return _Predicates(frequency, surface, felicitous, {key: len(pairs) for key, pairs in typed_pairs_of.items()})
+
+
+def reads_forward(predicate: str, text: str) -> bool:
+    """Whether "subject TEXT object" reads in the predicate's direction. A passive text ("owned by", "built by") of
+    a predicate whose subject is the agent (`(own.1,own.2)`) reads backwards: "[organization] built by [thing]"."""
+    words = text.lower().split()
+    return not (words and words[-1] == "by" and ".by." not in predicate)
+
+
+def commonest_forward_text(predicate: str, texts: Counter[str]) -> str:
+    """The predicate's commonest text among those that read forwards (else its commonest text): every entry of
+    a predicate, positive or negative, shows this one text, so the text tells nothing of the label."""
+    forward = {t: n for t, n in texts.items() if reads_forward(predicate, t)} or dict(texts)
+    return min(forward.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
 def _evaluation_windows(triples: pa.Table, articles: pa.Table | None, config: BuildConfig) -> _Windows:
@@ -424,6 +441,9 @@ def _window_bundles(rows: Rows, has_text: bool, window: int, indices: list[int],
             if has_text and config.drop_fragments and idiom_complement(
                     p, rows["predicate_text"][i], rows["sentence"][i], (rows["subj_text"][i], rows["obj_text"][i])):
                 counts["fragment_positives"] += 1
+                continue
+            if has_text and config.contiguous_positives and detached(rows["predicate_text"][i], rows["sentence"][i]):
+                counts["detached_positives"] += 1
                 continue
             if p not in candidates_cache:
                 candidates_cache[p] = hyponym_candidates(p, lexicon, predicates.felicitous, config)
@@ -521,13 +541,15 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
                           spans=counts["sense_spans"], spans_with_a_sense=counts["sense_spans_chosen"],
                           bundles_left_without_negative=counts["sense_bundles_emptied"]),
         filter_order=list(config.negative_filters), filter_removed=filter_removed,
-        fragment_positives=counts["fragment_positives"], bundles_before_senses=counts["bundles_before_senses"],
+        fragment_positives=counts["fragment_positives"], detached_positives=counts["detached_positives"],
+        bundles_before_senses=counts["bundles_before_senses"],
         splits=splits, graph_split=config.graph_split,
         graph_dates=[graph_dates[0].isoformat(), graph_dates[-1].isoformat()] if graph_dates else None,
         dropped_straddling_windows=windows.straddling, starring_pairs=counts["starring_pairs"],
         felicitous_predicates=len(predicates.felicitous), positives_available=counts["positives_available"],
         candidate_bundles=counts["candidate_bundles"],
-        thresholds={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()})
+        thresholds={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
+        hyponym_reads=load_reads().manifest() if "hyponym_read" in config.negative_filters else None)
     return Benchmark(entries=entries, stats=stats)
 
 
@@ -579,11 +601,12 @@ def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexic
         for c in bundle.candidates:
             items.append(CandidateInContext(
                 predicate=c.predicate, positive=bundle.predicate, replaced=c.replaced, pos=c.pos, lemmas=c.lemmas,
-                lemma=c.lemma,
+                lemma=c.lemma, synset=c.synset,
                 types=(bundle.subj_type, bundle.obj_type), window_heads=bundle.window_heads))
             owners.append((k, c))
     inputs = FilterInputs(lexicon=lexicon, typed_pairs=typed_pairs, min_typed_pairs=config.min_typed_pairs,
-                          lm_max_cosine=config.lm_max_cosine)
+                          lm_max_cosine=config.lm_max_cosine,
+                          reads=load_reads() if "hyponym_read" in config.negative_filters else None)
     kept, removed = apply_filters(items, config.negative_filters, inputs)
     survivors: dict[int, list[NegativeCandidate]] = defaultdict(list)
     for (k, c), ok in zip(owners, kept, strict=True):
@@ -714,7 +737,7 @@ def _entries(split: str, bundles: list[Bundle], surface: dict[str, str]) -> list
     out: list[dict[str, object]] = []
     for n, b in enumerate(ordered):
         bundle_id = f"{split}-{n:05d}"
-        props = [(1, b.predicate, b.predicate_text)] + [(0, p, surface[p]) for p in b.negatives]
+        props = [(1, b.predicate, surface[b.predicate])] + [(0, p, surface[p]) for p in b.negatives]
         for k, (label, predicate, text) in enumerate(props):
             out.append({
                 "id": f"{bundle_id}-{k}", "bundle_id": bundle_id, "split": split, "label": label,

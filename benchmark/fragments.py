@@ -8,6 +8,12 @@ A positive is a fragment when its sentence has the predicate's verb (as written)
 by a complement that makes an idiom with it, and the predicate itself does not hold that complement; or when
 its text starts with a capitalised function word ("With increase", "At expect", "On continue"): the relation
 was read across a sentence-initial phrase, and the predicate is not one.
+
+A positive is also detached (`detached`, the builder's `--contiguous-positives`) when its predicate's text does
+not stand in its sentence as one run of words: "Bernanke won confirmation to a second term" gives `won to`
+(term), "hired an executive with experience" gives `hired with` (experience). Most such predicates join a verb
+to a phrase that only modifies its object; some are relations all the same ("sold 28,000 loans to Fannie Mae"),
+so the check trades positives for fewer fragments.
 """
 
 from __future__ import annotations
@@ -78,3 +84,13 @@ def idiom_complement(predicate: str, predicate_text: str, sentence: str,
                 if follower in complements and follower not in held:
                     return follower
     return None
+
+
+def detached(predicate_text: str, sentence: str) -> bool:
+    """Whether the predicate's text is not one run of words of its sentence (case and punctuation aside)."""
+    text = [w.lower() for w in _WORD.findall(predicate_text)]
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    n = len(text)
+    if not n:
+        return False
+    return not any(words[i:i + n] == text for i in range(len(words) - n + 1))

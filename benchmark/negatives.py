@@ -13,6 +13,9 @@ removes one kind of such candidate; the builder counts what each removes (stats.
   graphs and the LM all read *took* as its common sense);
 - `typed_felicity`: the candidate predicate was never seen with arguments of the positive's types (a
   hyponym of another sense rarely fits the types: *express* an organization);
+- `hyponym_read`: the replacement was read by hand as a more specific statement of the same meaning
+  (benchmark.hyponym_reads: "sold" -> "auctioned" is, "sold" -> "pushed" and "posted" -> "registered" are not);
+  a replacement never read is dropped;
 - `lm`: the candidate reads almost like the positive (cosine of their words >= `lm_max_cosine` with the
   model egqa ships). This filter knows the LM scorer's model: it may favour that scorer, so it is off by default,
   as is `dominant_sense`, which halves the benchmark (docs/benchmark-builder.md).
@@ -26,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from benchmark.hyponym_reads import HyponymReads
 from benchmark.senses import Sense
 from graph_builder.errors import InputError
 
@@ -42,6 +46,7 @@ class CandidateInContext:
     lemma: str                     # the one of them in the candidate
     types: tuple[str, str]         # the positive's argument types (subject, object)
     window_heads: frozenset[str]   # head lemmas of every predicate the window states about the pair
+    synset: str = ""               # the hyponym synset's name
 
 
 class Synonyms(Protocol):
@@ -64,6 +69,7 @@ class FilterInputs:
     typed_pairs: Mapping[tuple[str, str, str], int]   # (predicate, subject type, object type) -> argument pairs
     min_typed_pairs: int = 1
     lm_max_cosine: float = 0.8
+    reads: HyponymReads | None = None   # the `hyponym_read` filter's verdicts
 
 
 Keep = Callable[[Sequence[CandidateInContext], FilterInputs], list[bool]]
@@ -81,7 +87,11 @@ def _window_synonym(items: Sequence[CandidateInContext], inputs: FilterInputs) -
     out = []
     for c in items:
         words = {w for lemma in c.lemmas for w in (lemma, *inputs.lexicon.synonyms(lemma, c.pos))}
-        heads = {w.replace(" ", "_") for w in words} | {w.split()[0] for w in words if w.split()}
+        # A phrase's first word is a head too ("strike a deal" is stored under `strike`), except the replaced
+        # word itself: the positive always heads a predicate of its window, and "bought" does not make
+        # "bought back" true (the exact predicate's absence is the builder's own check).
+        firsts = {w.split()[0] for w in words if len(w.split()) > 1} - {c.replaced}
+        heads = {w.replace(" ", "_") for w in words} | firsts
         out.append(not (heads & c.window_heads))
     return out
 
@@ -97,6 +107,13 @@ def _dominant_sense(items: Sequence[CandidateInContext], inputs: FilterInputs) -
 
 def _typed_felicity(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
     return [inputs.typed_pairs.get((c.predicate, *c.types), 0) >= inputs.min_typed_pairs for c in items]
+
+
+def _hyponym_read(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    if inputs.reads is None:
+        raise InputError("the hyponym_read filter needs the hyponym reads (FilterInputs.reads)")
+    reads = inputs.reads
+    return [reads.verdict(c.replaced, c.pos, c.synset, c.lemma) == "S" for c in items]
 
 
 def _lm(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
@@ -115,6 +132,7 @@ NEGATIVE_FILTERS: dict[str, Keep] = {
     "window_synonym": _window_synonym,
     "dominant_sense": _dominant_sense,
     "typed_felicity": _typed_felicity,
+    "hyponym_read": _hyponym_read,
     "lm": _lm,
 }
 DEFAULT_FILTERS: tuple[str, ...] = ("positive_synonym", "window_synonym", "typed_felicity")

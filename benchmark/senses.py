@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 SENSES_VERSION = "egqa.senses.v1"
 
 
+Hyponym = tuple[str, tuple[str, ...]]  # a hyponym synset: its name and its lemmas (the replaced word left out)
+
+
 @dataclass(frozen=True)
 class Sense:
     """One WordNet sense of a word: synset name, its lemmas, gloss, examples and the word's SemCor count."""

@@ -76,6 +76,8 @@ class BenchmarkStats:
     candidate_bundles: int
     thresholds: dict[str, object]
     triples: str | None = field(default=None)  # the triples dataset read, once written beside the files
+    hyponym_reads: dict[str, object] | None = field(default=None)
+    detached_positives: int = 0  # positives dropped as not one run of words of their sentence  # the reads the hyponym_read filter used
 
     @property
     def windows(self) -> int:
@@ -106,6 +108,7 @@ class BenchmarkStats:
                        "bundles_left_without_negative": self.senses.bundles_left_without_negative},
             "negative_filters": {"order": self.filter_order, "removed": self.filter_removed},
             "fragment_positives": self.fragment_positives,
+            "detached_positives": self.detached_positives,
             "bundles_before_senses": self.bundles_before_senses,
             "windows": self.windows,
             "positives": self.positives,
@@ -120,6 +123,8 @@ class BenchmarkStats:
             "candidate_bundles": self.candidate_bundles,
             "thresholds": self.thresholds,
         }
+        if self.hyponym_reads is not None:
+            out["hyponym_reads"] = self.hyponym_reads
         if self.triples is not None:
             out["triples"] = self.triples
         return out
@@ -137,7 +142,8 @@ class BenchmarkStats:
         """One line on the senses chosen, fragment positives dropped and probably-true negatives removed."""
         removed = ", ".join(f"{name} {n:,}" for name, n in self.filter_removed.items()) or "none"
         return (f"senses ({self.senses.chooser}): {self.senses.spans_with_a_sense:,} of {self.senses.spans:,} spans "
-                f"got a sense; fragment positives dropped: {self.fragment_positives:,}; negatives removed as "
+                f"got a sense; fragment positives dropped: {self.fragment_positives:,}, detached ones "
+                f"{self.detached_positives:,}; negatives removed as "
                 f"probably true: {removed}")
 
 

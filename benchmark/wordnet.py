@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from graph_builder.errors import ModelMissingError
 from graph_builder.extras import require
 
-from benchmark.senses import Sense
+from benchmark.senses import Hyponym, Sense
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
@@ -102,9 +102,9 @@ def _lemma_text(name: str) -> str:
     return name.replace("_", " ").lower()
 
 
-def _lemma_sets_below(senses: list[Synset], phrase: str, depth: int) -> tuple[tuple[str, ...], ...]:
-    """The hyponym synsets up to `depth` levels below `senses`, as sorted lemma tuples without `phrase` itself,
-    in synset-name order."""
+def _lemma_sets_below(senses: list[Synset], phrase: str, depth: int) -> tuple[Hyponym, ...]:
+    """The hyponym synsets up to `depth` levels below `senses`, as (synset name, sorted lemmas without `phrase`
+    itself), in synset-name order."""
     own = {_lemma_text(phrase)}
     found: dict[str, tuple[str, ...]] = {}
     frontier = senses
@@ -115,7 +115,7 @@ def _lemma_sets_below(senses: list[Synset], phrase: str, depth: int) -> tuple[tu
             if lemmas:
                 found[synset.name()] = lemmas
         frontier = below
-    return tuple(found[name] for name in sorted(found))
+    return tuple((name, found[name]) for name in sorted(found))
 
 
 class WordNet:
@@ -124,7 +124,8 @@ class WordNet:
     def __init__(self, reader: WordNetCorpusReader) -> None:
         """Wrap an open NLTK WordNet reader."""
         self.reader = reader
-        self._cache: dict[tuple[str, str, str, int], tuple[tuple[str, ...], ...]] = {}
+        self._cache: dict[tuple[str, str, str, int], tuple[Hyponym, ...]] = {}
+        self._synonyms: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def synsets(self, phrase: str, pos: str) -> list[Synset]:
         """Return the synsets of a word or multi-word phrase (`pos` is `v` or `n`), most frequent first."""
@@ -137,8 +138,8 @@ class WordNet:
         return bool(self.synsets(phrase, pos))
 
     def hyponym_sets(self, phrase: str, pos: str, depth: int = 1,
-                     max_senses: int | None = None) -> tuple[tuple[str, ...], ...]:
-        """Return the hyponym synsets (up to `depth` levels below any sense) as sorted lemma tuples."""
+                     max_senses: int | None = None) -> tuple[Hyponym, ...]:
+        """Return the hyponym synsets (up to `depth` levels below any sense) as (name, sorted lemmas)."""
         key = ("hypo", _phrase_key(phrase), pos, depth * 1000 + (max_senses or 0))
         if key not in self._cache:
             self._cache[key] = _lemma_sets_below(self.synsets(phrase, pos)[:max_senses], phrase, depth)
@@ -160,8 +161,8 @@ class WordNet:
         return sorted(pairs)  # type: ignore[arg-type]
 
     def sense_hyponym_sets(self, phrase: str, senses: tuple[str, ...],
-                           depth: int = 1) -> tuple[tuple[str, ...], ...]:
-        """Return the hyponym synsets (up to `depth` levels) of the named senses only, as lemma tuples."""
+                           depth: int = 1) -> tuple[Hyponym, ...]:
+        """Return the hyponym synsets (up to `depth` levels) of the named senses only, as (name, lemmas)."""
         key = ("sense-hypo", _phrase_key(phrase), "|".join(senses), depth)
         if key not in self._cache:
             self._cache[key] = _lemma_sets_below([self.reader.synset(name) for name in senses], phrase, depth)
@@ -169,16 +170,16 @@ class WordNet:
 
     def hyponyms(self, phrase: str, pos: str, depth: int = 1) -> list[str]:
         """Return the lemmas (spaces between words) of the phrase's hyponyms, sorted."""
-        return sorted({lemma for lemmas in self.hyponym_sets(phrase, pos, depth) for lemma in lemmas})
+        return sorted({lemma for _, lemmas in self.hyponym_sets(phrase, pos, depth) for lemma in lemmas})
 
     def synonyms(self, phrase: str, pos: str) -> list[str]:
         """Return the other lemmas of every synset of the phrase, sorted (the phrase itself left out)."""
-        key = ("syn", _phrase_key(phrase), pos, 0)
-        if key not in self._cache:
+        key = (_phrase_key(phrase), pos)
+        if key not in self._synonyms:
             own = _lemma_text(phrase)
             lemmas = {_lemma_text(n) for s in self.synsets(phrase, pos) for n in s.lemma_names()} - {own}
-            self._cache[key] = (tuple(sorted(lemmas)),)
-        return list(self._cache[key][0])
+            self._synonyms[key] = tuple(sorted(lemmas))
+        return list(self._synonyms[key])
 
 
 _OPEN: dict[Path, WordNet] = {}

@@ -61,6 +61,9 @@ def build(
     drop_fragments: Annotated[bool, typer.Option(help="Drop positives whose predicate lost an idiom's word "
                                                       "(changed hands -> changed).")]
     = _DEFAULTS.drop_fragments,
+    contiguous_positives: Annotated[bool, typer.Option(help="Drop positives whose predicate text is not one run of "
+                                                            "words of their sentence (won to <- won confirmation to).")]
+    = _DEFAULTS.contiguous_positives,
     max_per_predicate: Annotated[int | None, typer.Option(
         help="A predicate's propositions per label and split at most: 1 keeps the labels from being read off "
              "the predicate (hypothesis-only audit). Default: any number.")] = _DEFAULTS.max_per_predicate,
@@ -87,7 +90,8 @@ def build(
         dev_fraction=dev_fraction, max_positives=max_positives, max_senses=max_senses,
         match_buckets=match_buckets, require_negative=require_negative, seed=seed, senses=senses,
         sense_min_share=sense_min_share, negative_filters=filters, min_typed_pairs=min_typed_pairs,
-        lm_max_cosine=lm_max_cosine, drop_fragments=drop_fragments, max_per_predicate=max_per_predicate)
+        lm_max_cosine=lm_max_cosine, drop_fragments=drop_fragments, max_per_predicate=max_per_predicate,
+        contiguous_positives=contiguous_positives)
     stats = build_benchmark_files(triples, out, config, wordnet_cache)
     typer.echo(stats.table())
     typer.echo(stats.summary())

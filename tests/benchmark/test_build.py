@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pyarrow as pa
 import pytest
 
 from benchmark.build import (
+    commonest_forward_text,
+    reads_forward,
     BuildConfig,
     Bundle,
     NegativeCandidate,
@@ -33,10 +36,10 @@ class FakeLexicon:
     """A WordNet stand-in whose hyponyms and synonyms are spelled out here."""
 
     HYPONYMS = {
-        ("visit", "v"): (("drop by", "drop in"), ("sightsee",)),
-        ("go", "v"): (("drive",),),
-        ("buy", "v"): (("repurchase",),),
-        ("game", "n"): (("practice game",),),
+        ("visit", "v"): (("drop_by.v.01", ("drop by", "drop in")), ("sightsee.v.01", ("sightsee",))),
+        ("go", "v"): (("drive.v.02", ("drive",)),),
+        ("buy", "v"): (("repurchase.v.01", ("repurchase",)),),
+        ("game", "n"): (("practice_game.n.01", ("practice game",)),),
     }
     SYNONYMS = {("drive", "v"): ["motor"], ("sightsee", "v"): [], ("repurchase", "v"): []}
     KNOWN = {("visit", "v"), ("go", "v"), ("buy", "v"), ("play", "v"), ("game", "n"), ("motor", "v"),
@@ -46,7 +49,7 @@ class FakeLexicon:
         return (phrase, pos) in self.KNOWN
 
     def hyponym_sets(self, phrase: str, pos: str, depth: int = 1,
-                     max_senses: int | None = None) -> tuple[tuple[str, ...], ...]:
+                     max_senses: int | None = None) -> tuple[tuple[str, tuple[str, ...]], ...]:
         return self.HYPONYMS.get((phrase, pos), ())
 
     def synonyms(self, phrase: str, pos: str) -> list[str]:
@@ -145,7 +148,8 @@ def test_stats_json_keeps_its_shape_and_the_table_its_numbers() -> None:
     stats = build_benchmark(_table(), FakeLexicon(), CONFIG).stats
     written = stats.to_dict()
     assert set(written) == {
-        "builder", "senses", "negative_filters", "fragment_positives", "bundles_before_senses", "windows",
+        "builder", "senses", "negative_filters", "fragment_positives", "detached_positives", "bundles_before_senses",
+        "windows",
         "positives", "negatives", "xi", "splits", "graph_period", "dropped_straddling_windows", "starring_pairs",
         "felicitous_predicates", "positives_available", "candidate_bundles", "thresholds"}
     assert (written["windows"], written["positives"], written["negatives"]) == (2, 3, 4)
@@ -274,3 +278,21 @@ def test_at_most_one_proposition_per_predicate_and_label() -> None:
     assert sum(len(b.negatives) for b in every) == 1
     with pytest.raises(InputError, match="max_per_predicate"):
         BuildConfig(max_per_predicate=0)
+
+
+def test_every_entry_shows_its_predicates_commonest_text_that_reads_forwards() -> None:
+    # A passive text of an agent-first predicate reads backwards: "[organization] built by [thing]".
+    assert not reads_forward("(build.1,build.2)", "built by")
+    assert reads_forward("(build.1,build.2)", "built")
+    assert reads_forward("(build.2,build.by.2)", "built by")   # the by-phrase is the predicate's own slot
+    texts = Counter({"built by": 9, "built": 4, "has built": 4})
+    assert commonest_forward_text("(build.1,build.2)", texts) == "built"   # ties broken alphabetically
+    assert commonest_forward_text("(own.1,own.2)", Counter({"owned by": 3})) == "owned by"  # nothing better
+    # Positives and negatives alike: the text of an entry tells nothing of its label.
+    rows = synthetic_rows()
+    for row in rows:
+        if row["sentence_id"] == "e1-s23":   # the test positive's own sentence (see above)
+            row["predicate_text"] = "has bought"
+    result = build_benchmark(pa.Table.from_pylist(rows, schema=TRIPLE_SCHEMA), FakeLexicon(), CONFIG)
+    positive = next(e for e in result.entries["test"] if e["predicate"] == "(buy.1,buy.2)")
+    assert positive["predicate_text"] == "buyed"   # the corpus' commonest, not the positive sentence's own

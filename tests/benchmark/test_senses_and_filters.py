@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 from benchmark.build import BuildConfig, hyponym_candidates
-from benchmark.fragments import garbled, idiom_complement
+from benchmark.fragments import detached, garbled, idiom_complement
+from benchmark.hyponym_reads import load_reads, parse_reads
 from benchmark.negatives import CandidateInContext, FilterInputs, apply_filters
 from benchmark.reading import read_verdicts, score_verdicts, wilson, write_sample
 from benchmark.senses import AgreeingSense, FirstSense, Sense, SpanInContext, first_sense_share, sense_chooser
@@ -79,6 +80,15 @@ def test_idiom_fragments(predicate: str, text: str, sentence: str, arguments: tu
     assert idiom_complement(predicate, text, sentence, arguments) == dropped
 
 
+def test_a_predicate_text_split_by_other_words_is_detached() -> None:
+    sentence = "Bernanke won confirmation to a second four-year term, the narrowest in the Fed's history."
+    assert detached("won to", sentence)
+    assert not detached("won confirmation to", sentence)
+    assert not detached("Won", sentence)                      # case and punctuation aside
+    assert not detached("", sentence)
+    assert detached("sold to", "Countrywide sold about 28,000 loans to Fannie Mae.")
+
+
 def test_predicates_read_across_a_sentence_initial_phrase() -> None:
     assert garbled("With increase") and garbled("At expect") and garbled("On continue")
     assert not garbled("increased") and not garbled("with") and not garbled("")
@@ -118,10 +128,18 @@ def test_filters_remove_what_they_name_and_count_it() -> None:
                                   FilterInputs(lexicon=Synonyms(), typed_pairs=typed))
     assert kept == [False, False, False, True]
     assert removed == {"positive_synonym": 1, "window_synonym": 1, "typed_felicity": 1}
+    # A phrase's first word blocks ("struck a deal" through `strike`), but not when it is the replaced word:
+    # "bought" heads the positive itself, and does not make "bought back" true.
+    phrases = [_candidate("(buy_back.1,buy_back.2)", "buy", ("buy back", "repurchase"), frozenset({"buy"})),
+               _candidate("(strike_a_deal.1,strike_a_deal.2)", "reach", ("strike a deal",), frozenset({"strike"}))]
+    kept, _ = apply_filters(phrases, ("window_synonym",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
+    assert kept == [True, False]
     # `took` for `bought` comes from take's rare sense *buy, select*: read as *carry out*, it is dropped.
     rare = [_candidate("(take.1,take.2)", "buy", ("take",)), _candidate("(purchase.1,purchase.2)", "get", ("purchase", "buy"))]
     kept, removed = apply_filters(rare, ("dominant_sense",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
     assert kept == [False, True] and removed == {"dominant_sense": 1}
+    with pytest.raises(InputError, match="needs the hyponym reads"):
+        apply_filters(items, ("hyponym_read",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
     with pytest.raises(InputError, match="unknown negative filter"):
         apply_filters(items, ("graphs",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
     with pytest.raises(InputError, match="unknown negative filter"):
@@ -206,3 +224,44 @@ def test_recorded_reads_are_complete(read: str) -> None:
         block = result[name]
         assert block["items"] == 100 and block["judged"] == 100
         assert sum(k["n"] for k in block["kinds"].values()) == 100
+
+
+def test_hyponym_reads_keep_only_replacements_read_as_more_specific() -> None:
+    text = ("# comment\nreplaced\tpos\tsynset\tlemma\tverdict\n"
+            "sell\tv\tauction.v.01\tauction\tS\nsell\tv\tpush.v.08\tpush\tO\npost\tv\tregister.v.01\tregister\tY\n")
+    reads = parse_reads(text, "reads.tsv")
+    assert reads.verdict("sell", "v", "auction.v.01", "auction") == "S"
+    assert reads.verdict("sell", "v", "auction.v.01", "auction off") is None
+    assert reads.manifest()["verdicts"] == {"S": 1, "Y": 1, "O": 1, "X": 0}
+    items = [
+        CandidateInContext(predicate="(auction.1,auction.2)", positive="(sell.1,sell.2)", replaced="sell", pos="v",
+                           lemmas=("auction", "auctioneer"), lemma="auction", types=("organization", "thing"),
+                           window_heads=frozenset(), synset="auction.v.01"),
+        CandidateInContext(predicate="(push.1,push.2)", positive="(sell.1,sell.2)", replaced="sell", pos="v",
+                           lemmas=("push",), lemma="push", types=("organization", "thing"),
+                           window_heads=frozenset(), synset="push.v.08"),
+        CandidateInContext(predicate="(market.1,market.2)", positive="(sell.1,sell.2)", replaced="sell", pos="v",
+                           lemmas=("market",), lemma="market", types=("organization", "thing"),
+                           window_heads=frozenset(), synset="market.v.03"),   # never read: dropped
+    ]
+    kept, removed = apply_filters(items, ("hyponym_read",), FilterInputs(lexicon=Synonyms(), typed_pairs={},
+                                                                         reads=reads))
+    assert kept == [True, False, False] and removed == {"hyponym_read": 2}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("replaced\tpos\tsynset\n", "header"),
+    ("replaced\tpos\tsynset\tlemma\tverdict\nsell\tv\tpush.v.08\tpush\n", "5 tab-separated fields"),
+    ("replaced\tpos\tsynset\tlemma\tverdict\nsell\tv\tpush.v.08\tpush\tmaybe\n", "not one of"),
+    ("replaced\tpos\tsynset\tlemma\tverdict\nsell\tv\tpush.v.08\tpush\tO\nsell\tv\tpush.v.08\tpush\tS\n",
+     "different verdicts"),
+])
+def test_malformed_hyponym_reads_are_refused_with_the_line(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_reads(text, "reads.tsv")
+
+
+def test_the_shipped_hyponym_reads_parse() -> None:
+    reads = load_reads()
+    assert reads.manifest()["reads"] == len(reads.verdicts) > 0
+    assert reads.verdict("sell", "v", "push.v.08", "push") == "O"

@@ -47,9 +47,11 @@ def test_verb_hyponyms_follow_the_paper_examples(wordnet: WordNet) -> None:
 def test_multiword_phrases_and_hyponym_sets(wordnet: WordNet) -> None:
     assert "capitulate" in wordnet.hyponyms("give up", "v")
     assert wordnet.hyponyms("give_up", "v") == wordnet.hyponyms("give up", "v")
-    sets = wordnet.hyponym_sets("visit", "v")
-    # A hyponym synset comes whole: its lemmas are one another's synonyms for the absence check.
-    assert ("come by", "drop by", "drop in") in sets
-    assert ("sightsee",) in sets
-    assert all(tuple(sorted(lemmas)) == lemmas for lemmas in sets)
+    named = dict(wordnet.hyponym_sets("visit", "v"))
+    # A hyponym synset comes whole, named: its lemmas are one another's synonyms for the absence check.
+    assert named["drop_by.v.01"] == ("come by", "drop by", "drop in")
+    assert ("sightsee",) in named.values()
+    assert all(tuple(sorted(lemmas)) == lemmas for lemmas in named.values())
+    assert list(named) == sorted(named)
+    assert dict(wordnet.sense_hyponym_sets("visit", ("visit.v.03",)))["drop_by.v.01"] == named["drop_by.v.01"]
     assert wordnet.hyponyms("xqzzy", "v") == []

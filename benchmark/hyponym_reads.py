@@ -1,0 +1,86 @@
+"""Hyponym replacements read by hand, out of context: which ones make the intended negative.
+
+WordNet files under a word's sense hyponyms that a news reader takes in another meaning ("sold" -> "pushed",
+"bought" -> "took", "cut" jobs -> "tapped") or as the same event told otherwise ("posted" a profit ->
+"registered"). Disambiguating the replaced word in its sentence (`benchmark.senses`) does not help with the
+first kind, since the hyponym is of the right sense and is still read in its common one.
+
+Each read names a replacement: the replaced word and part of speech, the hyponym synset, the lemma put in the
+replaced word's place, and a verdict, given from the words, the synset's gloss and the predicate's typical
+argument types (never a corpus sentence):
+
+- `S`: a more specific statement of the same meaning, that can well be false when the positive is true;
+- `Y`: a near-synonym, usually true when the positive is;
+- `O`: read in another meaning than the positive's typical one in the news;
+- `X`: no sense with these arguments.
+
+The `hyponym_read` negative filter (benchmark.negatives) keeps a candidate only when its replacement was
+read `S`; a replacement never read is dropped. The reads cover the commonest replacements of a corpus;
+bench/hyponym_reads.py lists the ones a corpus still needs, by how many candidates they make.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from graph_builder.errors import InputError
+
+READS_VERSION = "egqa.hyponym-reads.v1"
+READS_PATH = Path(__file__).parent / "data" / "hyponym_reads.tsv"
+VERDICTS = {"S": "specific", "Y": "near-synonym", "O": "other meaning", "X": "no sense"}
+COLUMNS = ("replaced", "pos", "synset", "lemma", "verdict")
+HEADER = "\t".join(COLUMNS)
+
+Replacement = tuple[str, str, str, str]  # replaced word, part of speech, hyponym synset, lemma put in its place
+
+
+@dataclass(frozen=True)
+class HyponymReads:
+    """Verdicts on replacements, with where they came from."""
+
+    verdicts: Mapping[Replacement, str]
+    source: str
+    sha256: str
+
+    def verdict(self, replaced: str, pos: str, synset: str, lemma: str) -> str | None:
+        """The verdict on one replacement, or None when it was never read."""
+        return self.verdicts.get((replaced, pos, synset, lemma))
+
+    def manifest(self) -> dict[str, object]:
+        """What stats.json records: the version, the file's digest and how many reads of each verdict."""
+        counts = {v: sum(1 for x in self.verdicts.values() if x == v) for v in VERDICTS}
+        return {"version": READS_VERSION, "sha256": self.sha256, "reads": len(self.verdicts), "verdicts": counts}
+
+
+def parse_reads(text: str, source: str) -> HyponymReads:
+    """Read the TSV (comment lines start with #; a header names COLUMNS); refuse a malformed line."""
+    verdicts: dict[Replacement, str] = {}
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    if not lines or tuple(lines[0][1].split("\t")) != COLUMNS:
+        raise InputError(f"{source}: the first line that is not a comment must be the header {HEADER!r}")
+    for n, line in lines[1:]:
+        fields = line.split("\t")
+        if len(fields) != len(COLUMNS):
+            raise InputError(f"{source}:{n}: expected {len(COLUMNS)} tab-separated fields, got {len(fields)}")
+        replaced, pos, synset, lemma, verdict = fields
+        if verdict not in VERDICTS:
+            raise InputError(f"{source}:{n}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
+        key = (replaced, pos, synset, lemma)
+        if verdicts.get(key, verdict) != verdict:
+            raise InputError(f"{source}:{n}: {' '.join(key)} read twice with different verdicts")
+        verdicts[key] = verdict
+    return HyponymReads(verdicts, source, hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+@cache
+def load_reads(path: Path = READS_PATH) -> HyponymReads:
+    """The reads shipped with egqa (or another file of the same format)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the hyponym reads {path}: {exc}") from exc
+    return parse_reads(text, str(path))
