@@ -38,7 +38,7 @@ from graph_builder.triples import read_articles, read_triples
 
 log = logging.getLogger(__name__)
 
-BUILDER_VERSION = "egqa.booqa_builder.v2"
+BUILDER_VERSION = "egqa.booqa_builder.v3"
 
 # Li et al. (2022)'s frequency-bucket bounds (NewsCrawl predicate frequencies).
 PUBLISHED_BUCKET_BOUNDS: tuple[int, ...] = (
@@ -122,9 +122,12 @@ class BuildConfig:
     require_negative: bool = True       # drop positives left without a negative (bundles of one leak labels)
     match_buckets: bool = True          # also drop bundles whose positive sits in a bucket short of negatives
     seed: int = 13
+    recipe: str = "wordnet"             # the named recipe these choices started from (RECIPES)
 
     def __post_init__(self) -> None:
         """Refuse values the construction cannot use."""
+        if self.recipe not in RECIPES:
+            raise InputError(f"unknown recipe {self.recipe!r}; choose one of {', '.join(RECIPES)}")
         for name in ("min_pair_articles", "min_pair_predicates", "min_predicate_pairs", "max_span_tokens",
                      "hyponym_depth", "max_positives"):
             if getattr(self, name) < 1:
@@ -146,6 +149,28 @@ class BuildConfig:
             raise InputError(f"min_typed_pairs must be >= 0, got {self.min_typed_pairs}")
         if self.graph_split == self.eval_split:
             raise InputError("graph_split and eval_split must differ: the graphs must not see the evaluation period")
+
+
+# Named sets of choices (`egqa benchmark build --recipe`); options given on the command line override them.
+# `wordnet`: negatives are WordNet hyponyms of the sense the sentence agrees with, frequency buckets matched
+# (large; most negatives come from another sense of the replaced word, docs/benchmark-builder.md).
+# `read`: negatives only through replacements read by hand as more specific statements (benchmark.hyponym_reads),
+# positives whose text is one run of their sentence's words; no bucket matching (small; the hypothesis-only
+# audit is high, since the specific words that make good negatives are rare ones).
+RECIPES: dict[str, dict[str, object]] = {
+    "wordnet": {},
+    "read": {"senses": "all", "negative_filters": (*DEFAULT_FILTERS, "hyponym_read"), "contiguous_positives": True,
+             "match_buckets": False},
+}
+DEFAULT_RECIPE = "wordnet"
+
+
+def recipe_config(name: str, **overrides: object) -> BuildConfig:
+    """The BuildConfig of a named recipe, with `overrides` (None values ignored) on top."""
+    if name not in RECIPES:
+        raise InputError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
+    values = {**RECIPES[name], **{k: v for k, v in overrides.items() if v is not None}, "recipe": name}
+    return BuildConfig(**values)  # type: ignore[arg-type]
 
 
 def predicate_key(predicate: str) -> str:

@@ -6,13 +6,16 @@ WordNet files under a word's sense hyponyms that a news reader takes in another 
 first kind, since the hyponym is of the right sense and is still read in its common one.
 
 Each read names a replacement: the replaced word and part of speech, the hyponym synset, the lemma put in the
-replaced word's place, and a verdict, given from the words, the synset's gloss and the predicate's typical
-argument types (never a corpus sentence):
+replaced word's place, the argument types it was read for (`*` for any), and a verdict, given from the words,
+the synset's gloss and the predicate's typical texts and argument types (never a corpus sentence):
 
 - `S`: a more specific statement of the same meaning, that can well be false when the positive is true;
 - `Y`: a near-synonym, usually true when the positive is;
 - `O`: read in another meaning than the positive's typical one in the news;
 - `X`: no sense with these arguments.
+
+A read for the candidate's own types (`organization,organization`) overrides the read for any types: "bought"
+-> "took over" is a more specific statement for a thing bought, and the same event for a company bought.
 
 The `hyponym_read` negative filter (benchmark.negatives) keeps a candidate only when its replacement was
 read `S`; a replacement never read is dropped. The reads cover the commonest replacements of a corpus;
@@ -32,10 +35,12 @@ from graph_builder.errors import InputError
 READS_VERSION = "egqa.hyponym-reads.v1"
 READS_PATH = Path(__file__).parent / "data" / "hyponym_reads.tsv"
 VERDICTS = {"S": "specific", "Y": "near-synonym", "O": "other meaning", "X": "no sense"}
-COLUMNS = ("replaced", "pos", "synset", "lemma", "verdict")
+COLUMNS = ("replaced", "pos", "synset", "lemma", "types", "verdict")
+ANY_TYPES = "*"
 HEADER = "\t".join(COLUMNS)
 
-Replacement = tuple[str, str, str, str]  # replaced word, part of speech, hyponym synset, lemma put in its place
+# replaced word, part of speech, hyponym synset, lemma put in its place, argument types ("subj,obj" or "*")
+Replacement = tuple[str, str, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -46,9 +51,14 @@ class HyponymReads:
     source: str
     sha256: str
 
-    def verdict(self, replaced: str, pos: str, synset: str, lemma: str) -> str | None:
-        """The verdict on one replacement, or None when it was never read."""
-        return self.verdicts.get((replaced, pos, synset, lemma))
+    def verdict(self, replaced: str, pos: str, synset: str, lemma: str,
+                types: tuple[str, str] | None = None) -> str | None:
+        """The verdict on one replacement for these argument types (else for any), or None when never read."""
+        if types is not None:
+            typed = self.verdicts.get((replaced, pos, synset, lemma, ",".join(types)))
+            if typed is not None:
+                return typed
+        return self.verdicts.get((replaced, pos, synset, lemma, ANY_TYPES))
 
     def manifest(self) -> dict[str, object]:
         """What stats.json records: the version, the file's digest and how many reads of each verdict."""
@@ -66,10 +76,12 @@ def parse_reads(text: str, source: str) -> HyponymReads:
         fields = line.split("\t")
         if len(fields) != len(COLUMNS):
             raise InputError(f"{source}:{n}: expected {len(COLUMNS)} tab-separated fields, got {len(fields)}")
-        replaced, pos, synset, lemma, verdict = fields
+        replaced, pos, synset, lemma, types, verdict = fields
         if verdict not in VERDICTS:
             raise InputError(f"{source}:{n}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
-        key = (replaced, pos, synset, lemma)
+        if types != ANY_TYPES and len(types.split(",")) != 2:
+            raise InputError(f"{source}:{n}: types {types!r} must be {ANY_TYPES!r} or 'subject type,object type'")
+        key = (replaced, pos, synset, lemma, types)
         if verdicts.get(key, verdict) != verdict:
             raise InputError(f"{source}:{n}: {' '.join(key)} read twice with different verdicts")
         verdicts[key] = verdict

@@ -113,7 +113,7 @@ def _hyponym_read(items: Sequence[CandidateInContext], inputs: FilterInputs) -> 
     if inputs.reads is None:
         raise InputError("the hyponym_read filter needs the hyponym reads (FilterInputs.reads)")
     reads = inputs.reads
-    return [reads.verdict(c.replaced, c.pos, c.synset, c.lemma) == "S" for c in items]
+    return [reads.verdict(c.replaced, c.pos, c.synset, c.lemma, c.types) == "S" for c in items]
 
 
 def _lm(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:

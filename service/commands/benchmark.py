@@ -8,7 +8,14 @@ from typing import Annotated
 import orjson
 import typer
 
-from benchmark.build import DEFAULT_BUCKET_SCALE, BuildConfig, scaled_bucket_bounds
+from benchmark.build import (
+    DEFAULT_BUCKET_SCALE,
+    DEFAULT_RECIPE,
+    RECIPES,
+    BuildConfig,
+    recipe_config,
+    scaled_bucket_bounds,
+)
 from benchmark.negatives import NEGATIVE_FILTERS
 from benchmark.senses import SENSE_CHOOSERS
 
@@ -18,6 +25,10 @@ _DEFAULTS = BuildConfig()
 def build(
     triples: Annotated[Path, typer.Argument(help="Triples dataset folder (from `egqa extract`).")],
     out: Annotated[Path, typer.Option("--out", help="Output folder: dev.jsonl, test.jsonl, stats.json.")],
+    recipe: Annotated[str, typer.Option(metavar="|".join(RECIPES), help=(
+        "Named choices: `wordnet` (hyponyms of the sense the sentence agrees with, buckets matched; large) or "
+        "`read` (only replacements read by hand as more specific; small, trusted negatives). Options given "
+        "here override the recipe's."))] = DEFAULT_RECIPE,
     min_pair_articles: Annotated[int, typer.Option(help="Starring pair: articles in the window (paper 15).")]
     = _DEFAULTS.min_pair_articles,
     min_pair_predicates: Annotated[int, typer.Option(help="Starring pair: distinct predicates in the window (paper 15).")]
@@ -43,16 +54,16 @@ def build(
     max_senses: Annotated[int | None, typer.Option(help="With --senses all: WordNet senses of a span used "
                                                          "(default all).")]
     = _DEFAULTS.max_senses,
-    senses: Annotated[str, typer.Option(metavar="|".join(SENSE_CHOOSERS),
-                                        help="How the replaced word's sense is chosen in its sentence.")]
-    = _DEFAULTS.senses,
+    senses: Annotated[str | None, typer.Option(metavar="|".join(SENSE_CHOOSERS),
+                                               help="How the replaced word's sense is chosen in its sentence "
+                                                    f"(default {_DEFAULTS.senses}; `read`: all).")] = None,
     sense_min_share: Annotated[float, typer.Option(help="--senses agree: first-sense share of SemCor counts "
                                                         "trusted without the sentence.")]
     = _DEFAULTS.sense_min_share,
     negative_filter: Annotated[list[str] | None, typer.Option(
         metavar="|".join(NEGATIVE_FILTERS),
-        help=f"Filter of probably-true negatives, in order (repeat; default {', '.join(_DEFAULTS.negative_filters)}; "
-             "`none` for no filter).")] = None,
+        help=f"Filter of probably-true negatives, in order (repeat; default {', '.join(_DEFAULTS.negative_filters)}, "
+             "`read` adds hyponym_read; `none` for no filter).")] = None,
     min_typed_pairs: Annotated[int, typer.Option(help="typed_felicity: argument pairs of the positive's types "
                                                       "the negative must have been seen with.")]
     = _DEFAULTS.min_typed_pairs,
@@ -61,14 +72,16 @@ def build(
     drop_fragments: Annotated[bool, typer.Option(help="Drop positives whose predicate lost an idiom's word "
                                                       "(changed hands -> changed).")]
     = _DEFAULTS.drop_fragments,
-    contiguous_positives: Annotated[bool, typer.Option(help="Drop positives whose predicate text is not one run of "
-                                                            "words of their sentence (won to <- won confirmation to).")]
-    = _DEFAULTS.contiguous_positives,
+    contiguous_positives: Annotated[bool | None, typer.Option(
+        "--contiguous-positives/--no-contiguous-positives",
+        help="Drop positives whose predicate text is not one run of words of their sentence (won to <- won "
+             "confirmation to). Default: off; on in `read`.")] = None,
     max_per_predicate: Annotated[int | None, typer.Option(
         help="A predicate's propositions per label and split at most: 1 keeps the labels from being read off "
              "the predicate (hypothesis-only audit). Default: any number.")] = _DEFAULTS.max_per_predicate,
-    match_buckets: Annotated[bool, typer.Option(help="Drop bundles of frequency buckets short of negatives.")]
-    = _DEFAULTS.match_buckets,
+    match_buckets: Annotated[bool | None, typer.Option(
+        "--match-buckets/--no-match-buckets",
+        help="Drop bundles of frequency buckets short of negatives. Default: on; off in `read`.")] = None,
     require_negative: Annotated[bool, typer.Option(help="Keep only positives that got a negative.")]
     = _DEFAULTS.require_negative,
     seed: Annotated[int, typer.Option(help="Random seed.")] = _DEFAULTS.seed,
@@ -80,9 +93,9 @@ def build(
     from benchmark.build import build_benchmark_files
 
     bounds = scaled_bucket_bounds(bucket_scale)
-    filters = _DEFAULTS.negative_filters if negative_filter is None else tuple(
-        f for f in negative_filter if f != "none")
-    config = BuildConfig(
+    filters = None if negative_filter is None else tuple(f for f in negative_filter if f != "none")
+    config = recipe_config(
+        recipe,
         min_pair_articles=min_pair_articles, min_pair_predicates=min_pair_predicates,
         min_predicate_pairs=min_predicate_pairs, max_negatives=max_negatives,
         negatives_per_positive=negatives_per_positive, max_span_tokens=max_span_tokens,

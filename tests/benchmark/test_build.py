@@ -12,6 +12,8 @@ import pyarrow as pa
 import pytest
 
 from benchmark.build import (
+    RECIPES,
+    recipe_config,
     commonest_forward_text,
     reads_forward,
     BuildConfig,
@@ -296,3 +298,17 @@ def test_every_entry_shows_its_predicates_commonest_text_that_reads_forwards() -
     result = build_benchmark(pa.Table.from_pylist(rows, schema=TRIPLE_SCHEMA), FakeLexicon(), CONFIG)
     positive = next(e for e in result.entries["test"] if e["predicate"] == "(buy.1,buy.2)")
     assert positive["predicate_text"] == "buyed"   # the corpus' commonest, not the positive sentence's own
+
+
+def test_recipes_set_their_choices_and_options_override_them() -> None:
+    read = recipe_config("read")
+    assert (read.senses, read.contiguous_positives, read.match_buckets) == ("all", True, False)
+    assert read.negative_filters[-1] == "hyponym_read" and read.recipe == "read"
+    assert recipe_config("wordnet") == BuildConfig()
+    assert recipe_config("read", match_buckets=True, senses=None).match_buckets is True   # None = the recipe's
+    assert recipe_config("read", senses=None).senses == "all"
+    assert set(RECIPES) == {"wordnet", "read"}
+    with pytest.raises(InputError, match="unknown recipe"):
+        recipe_config("llm")
+    with pytest.raises(InputError, match="unknown recipe"):
+        BuildConfig(recipe="llm")

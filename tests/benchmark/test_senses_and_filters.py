@@ -227,12 +227,16 @@ def test_recorded_reads_are_complete(read: str) -> None:
 
 
 def test_hyponym_reads_keep_only_replacements_read_as_more_specific() -> None:
-    text = ("# comment\nreplaced\tpos\tsynset\tlemma\tverdict\n"
-            "sell\tv\tauction.v.01\tauction\tS\nsell\tv\tpush.v.08\tpush\tO\npost\tv\tregister.v.01\tregister\tY\n")
+    text = ("# comment\nreplaced\tpos\tsynset\tlemma\ttypes\tverdict\n"
+            "sell\tv\tauction.v.01\tauction\t*\tS\nsell\tv\tpush.v.08\tpush\t*\tO\n"
+            "post\tv\tregister.v.01\tregister\t*\tY\nsell\tv\tauction.v.01\tauction\tperson,person\tX\n")
     reads = parse_reads(text, "reads.tsv")
     assert reads.verdict("sell", "v", "auction.v.01", "auction") == "S"
     assert reads.verdict("sell", "v", "auction.v.01", "auction off") is None
-    assert reads.manifest()["verdicts"] == {"S": 1, "Y": 1, "O": 1, "X": 0}
+    # A read for the candidate's own types overrides the read for any types.
+    assert reads.verdict("sell", "v", "auction.v.01", "auction", ("person", "person")) == "X"
+    assert reads.verdict("sell", "v", "auction.v.01", "auction", ("organization", "thing")) == "S"
+    assert reads.manifest()["verdicts"] == {"S": 1, "Y": 1, "O": 1, "X": 1}
     items = [
         CandidateInContext(predicate="(auction.1,auction.2)", positive="(sell.1,sell.2)", replaced="sell", pos="v",
                            lemmas=("auction", "auctioneer"), lemma="auction", types=("organization", "thing"),
@@ -250,11 +254,12 @@ def test_hyponym_reads_keep_only_replacements_read_as_more_specific() -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("replaced\tpos\tsynset\n", "header"),
-    ("replaced\tpos\tsynset\tlemma\tverdict\nsell\tv\tpush.v.08\tpush\n", "5 tab-separated fields"),
-    ("replaced\tpos\tsynset\tlemma\tverdict\nsell\tv\tpush.v.08\tpush\tmaybe\n", "not one of"),
-    ("replaced\tpos\tsynset\tlemma\tverdict\nsell\tv\tpush.v.08\tpush\tO\nsell\tv\tpush.v.08\tpush\tS\n",
-     "different verdicts"),
+    ("replaced\tpos\tsynset\tlemma\tverdict\n", "header"),
+    ("replaced\tpos\tsynset\tlemma\ttypes\tverdict\nsell\tv\tpush.v.08\tpush\t*\n", "6 tab-separated fields"),
+    ("replaced\tpos\tsynset\tlemma\ttypes\tverdict\nsell\tv\tpush.v.08\tpush\t*\tmaybe\n", "not one of"),
+    ("replaced\tpos\tsynset\tlemma\ttypes\tverdict\nsell\tv\tpush.v.08\tpush\tthing\tO\n", "must be"),
+    ("replaced\tpos\tsynset\tlemma\ttypes\tverdict\nsell\tv\tpush.v.08\tpush\t*\tO\n"
+     "sell\tv\tpush.v.08\tpush\t*\tS\n", "different verdicts"),
 ])
 def test_malformed_hyponym_reads_are_refused_with_the_line(text: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
