@@ -1,7 +1,8 @@
 """Batch evaluation over HTTP with the BoOQA protocol: entries in, per-scorer scores and metrics out.
 
 Scores are appended to `scores.partial.jsonl` as batches come back, so an interrupted run resumes where
-it stopped; at the end `scores.jsonl` (one line per entry: id, bundle_id, label, one score per scorer,
+it stopped (a line counts only for the entry it was asked for: each records a digest of the query, so an entry
+whose id now names another proposition, as after a benchmark is rebuilt, is asked again); at the end `scores.jsonl` (one line per entry: id, bundle_id, label, one score per scorer,
 evidence flag), `report.json` (per scorer: auc_norm, ap_norm and their 95% bundle-bootstrap intervals
 auc_norm_ci/ap_norm_ci, auc_50, xi, coverage, n, positives, bootstrap settings, failed) and
 `pr_curves.png` are written. `compare_scores` reads a finished run's `scores.jsonl` back and sets every scorer
@@ -12,6 +13,7 @@ each scorer ranks a positive against its negatives.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 import time
@@ -86,6 +88,11 @@ def entry_query(entry: dict[str, Any]) -> dict[str, Any]:
         raise InputError(f"benchmark entry {entry.get('id', '?')!r} lacks a field: {exc}") from None
 
 
+def query_digest(entry: dict[str, Any]) -> str:
+    """A digest of what is asked for an entry: a resumed run reuses a score only for the very same query."""
+    return hashlib.blake2b(orjson.dumps(entry_query(entry), option=orjson.OPT_SORT_KEYS), digest_size=12).hexdigest()
+
+
 def check_entries(entries: Sequence[dict[str, Any]]) -> None:
     """Refuse empty datasets, duplicate ids and labels other than 0/1 before any request is sent."""
     if not entries:
@@ -100,14 +107,15 @@ def check_entries(entries: Sequence[dict[str, Any]]) -> None:
         entry_query(e)
 
 
-def _read_partial(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    done: dict[tuple[str, str], dict[str, Any]] = {}
+def _read_partial(path: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """The scores already written, by (entry id, scorer, query digest); a line without a digest is not reused."""
+    done: dict[tuple[str, str, str], dict[str, Any]] = {}
     if path.exists():
         for line in path.read_bytes().splitlines():
             try:
                 item = orjson.loads(line)
-                done[(item["id"], item["scorer"])] = item
-            except (orjson.JSONDecodeError, KeyError):
+                done[(item["id"], item["scorer"], item["query"])] = item
+            except (orjson.JSONDecodeError, KeyError, TypeError):
                 continue  # a line cut by a crash: that entry is simply asked again
     return done
 
@@ -137,8 +145,8 @@ async def _score_batch(client: httpx.AsyncClient, base: str, scorer: str, batch:
                            config)
     if response.status_code == 200:
         results = orjson.loads(response.content)["results"]
-        return [{"id": e["id"], "scorer": scorer, "score": r["score"], "evidence_count": r["evidence_count"]}
-                for e, r in zip(batch, results, strict=True)]
+        return [{"id": e["id"], "scorer": scorer, "query": query_digest(e), "score": r["score"],
+                 "evidence_count": r["evidence_count"]} for e, r in zip(batch, results, strict=True)]
     if response.status_code in (400, 404, 422) and len(batch) > 1:
         # One bad entry fails its batch: ask one by one so only that entry is marked failed.
         out = []
@@ -147,7 +155,8 @@ async def _score_batch(client: httpx.AsyncClient, base: str, scorer: str, batch:
         return out
     if response.status_code in (400, 404, 422):
         message = response.json().get("error", {}).get("message", response.text)
-        return [{"id": batch[0]["id"], "scorer": scorer, "score": 0.0, "evidence_count": 0, "error": message}]
+        return [{"id": batch[0]["id"], "scorer": scorer, "query": query_digest(batch[0]), "score": 0.0,
+                 "evidence_count": 0, "error": message}]
     raise StoreError(f"{base}: HTTP {response.status_code}: {response.text[:300]}")
 
 
@@ -179,11 +188,12 @@ def interleave(per_scorer: Sequence[Sequence[tuple[str, list[dict[str, Any]]]]],
 async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig, partial: Path,
                progress: Callable[[int], None] | None) -> None:
     done = _read_partial(partial)
-    todo = [(s, [e for e in entries if (e["id"], s) not in done]) for s in config.scorers]
+    digests = {e["id"]: query_digest(e) for e in entries}
+    todo = [(s, [e for e in entries if (e["id"], s, digests[e["id"]]) not in done]) for s in config.scorers]
     jobs = interleave([[(s, items[i:i + config.batch_size]) for i in range(0, len(items), config.batch_size)]
                        for s, items in todo], config.concurrency)
     if progress:
-        progress(sum(1 for s in config.scorers for e in entries if (e["id"], s) in done))
+        progress(sum(1 for s in config.scorers for e in entries if (e["id"], s, digests[e["id"]]) in done))
     semaphore = asyncio.Semaphore(config.concurrency)
     limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
     async with httpx.AsyncClient(timeout=config.timeout, limits=limits) as client:
@@ -208,6 +218,7 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
     partial = out / PARTIAL
     asyncio.run(_run(entries, url.rstrip("/"), config, partial, progress))
     done = _read_partial(partial)
+    digests = {e["id"]: query_digest(e) for e in entries}
     report: dict[str, dict[str, Any]] = {}
     curves = {}
     failed: dict[str, int] = {}
@@ -216,9 +227,10 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
     groups = [str(e.get("bundle_id") or f"entry:{e['id']}") for e in entries]
     lines = [{"id": e["id"], "bundle_id": g, "label": int(e["label"])} for e, g in zip(entries, groups, strict=True)]
     for scorer in config.scorers:
-        scores = [float(done[(e["id"], scorer)]["score"]) for e in entries]
-        evidence = [int(done[(e["id"], scorer)]["evidence_count"]) > 0 for e in entries]
-        failed[scorer] = sum(1 for e in entries if "error" in done[(e["id"], scorer)])
+        mine = [done[(e["id"], scorer, digests[e["id"]])] for e in entries]
+        scores = [float(x["score"]) for x in mine]
+        evidence = [int(x["evidence_count"]) > 0 for x in mine]
+        failed[scorer] = sum(1 for x in mine if "error" in x)
         report[scorer] = evaluate_scores(labels, scores, evidence, groups, config.resamples,
                                          config.seed) | {"failed": failed[scorer]}
         curves[scorer] = pr_curve(labels, scores, evidence)

@@ -128,6 +128,32 @@ def test_evaluate_resumes_without_asking_again(server: str, entries: list[dict[s
     assert len((tmp_path / PARTIAL).read_bytes().splitlines()) == 60
 
 
+def test_a_rebuilt_benchmark_is_asked_again_where_an_id_names_another_proposition(
+        server: str, entries: list[dict[str, Any]], tmp_path: Path) -> None:
+    config = EvalConfig(("exact",), batch_size=32)
+    first = evaluate(entries[:10], server, tmp_path, config)
+    # The same ids after a rebuild: entry 0 now asks entry 1's proposition (and the other way round).
+    swapped = [dict(e) for e in entries[:10]]
+    keep = ("id", "bundle_id", "label")
+    for a, b in ((0, 1), (1, 0)):
+        swapped[a] = {**{k: entries[b][k] for k in entries[b] if k not in keep}, **{k: entries[a][k] for k in keep}}
+    evaluate(swapped, server, tmp_path, config)
+    lines = [orjson.loads(line) for line in (tmp_path / PARTIAL).read_bytes().splitlines()]
+    assert len(lines) == 12 and {x["id"] for x in lines[10:]} == {entries[0]["id"], entries[1]["id"]}
+    rows = {r["id"]: r for r in map(orjson.loads, (tmp_path / "scores.jsonl").read_bytes().splitlines())}
+    assert first.report["exact"]["n"] == 10
+    evaluate(swapped, server, tmp_path / "fresh", config)
+    fresh_rows = {r["id"]: r for r in map(orjson.loads, (tmp_path / "fresh" / "scores.jsonl").read_bytes().splitlines())}
+    assert all(rows[i]["exact"] == fresh_rows[i]["exact"] for i in fresh_rows)
+    # A partial line written before digests existed is never reused.
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / PARTIAL).write_bytes(orjson.dumps({"id": entries[0]["id"], "scorer": "exact", "score": 0.5,
+                                              "evidence_count": 1}) + b"\n")
+    evaluate(entries[:2], server, old, config)
+    assert len((old / PARTIAL).read_bytes().splitlines()) == 3
+
+
 def test_unreachable_service_fails_clearly_after_retries(entries: list[dict[str, Any]], tmp_path: Path) -> None:
     started = time.perf_counter()
     with pytest.raises(StoreError, match="failed after 3 tries"):
