@@ -25,7 +25,7 @@ import orjson
 import pyarrow as pa
 from tqdm import tqdm
 
-from benchmark.fragments import detached, garbled, idiom_complement
+from benchmark.fragments import clause_object, detached, garbled, idiom_complement
 from benchmark.hyponym_reads import load_reads
 from benchmark.negatives import DEFAULT_FILTERS, CandidateInContext, FilterInputs, apply_filters, check_filters
 from benchmark.senses import DEFAULT_SENSES, SENSE_CHOOSERS, SENSES_VERSION, AgreeingSense, Hyponym, Sense
@@ -460,7 +460,7 @@ def _window_bundles(rows: Rows, has_text: bool, window: int, indices: list[int],
                 continue
             seen.add(prop)
             counts["positives_available"] += 1
-            if config.drop_fragments and garbled(rows["predicate_text"][i]):
+            if config.drop_fragments and (garbled(rows["predicate_text"][i]) or clause_object(p)):
                 counts["fragment_positives"] += 1
                 continue
             if has_text and config.drop_fragments and idiom_complement(
@@ -513,10 +513,13 @@ def _candidate_bundles(rows: Rows, has_text: bool, windows: _Windows, predicates
         bundles_by_window = {w: kept for w, bs in bundles_by_window.items() if (kept := [b for b in bs if b.candidates])}
     counts["candidate_bundles"] = sum(len(b) for b in bundles_by_window.values())
     if not bundles_by_window:
+        unread = (f"; {counts['unread_replacements']} of the {counts['replacements']} replacements were never read "
+                  "by hand (python bench/hyponym_reads.py TRIPLES --sheet F lists them)"
+                  if counts["unread_replacements"] else "")
         raise InputError(
             f"no positive with a usable negative: {counts['starring_pairs']} starring pairs, "
             f"{counts['positives_available']} felicitous propositions; lower --min-pair-articles, "
-            "--min-pair-predicates or --min-predicate-pairs")
+            f"--min-pair-predicates or --min-predicate-pairs{unread}")
     return bundles_by_window, removed
 
 
@@ -574,7 +577,9 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
         felicitous_predicates=len(predicates.felicitous), positives_available=counts["positives_available"],
         candidate_bundles=counts["candidate_bundles"],
         thresholds={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
-        hyponym_reads=load_reads().manifest() if "hyponym_read" in config.negative_filters else None)
+        hyponym_reads=load_reads().manifest() | {
+            "replacements_in_candidates": counts["replacements"], "never_read": counts["unread_replacements"]}
+        if "hyponym_read" in config.negative_filters else None)
     return Benchmark(entries=entries, stats=stats)
 
 
@@ -632,7 +637,13 @@ def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexic
     inputs = FilterInputs(lexicon=lexicon, typed_pairs=typed_pairs, min_typed_pairs=config.min_typed_pairs,
                           lm_max_cosine=config.lm_max_cosine,
                           reads=load_reads() if "hyponym_read" in config.negative_filters else None)
-    kept, removed = apply_filters(items, config.negative_filters, inputs)
+    reached: dict[str, list[int]] = {}
+    kept, removed = apply_filters(items, config.negative_filters, inputs, reached)
+    if inputs.reads is not None:
+        # The replacements the read filter was asked about (the earlier filters' survivors), and those never read.
+        used = {(c.replaced, c.pos, c.synset, c.lemma, c.types) for c in (items[k] for k in reached["hyponym_read"])}
+        counts["replacements"] = len({u[:4] for u in used})
+        counts["unread_replacements"] = len({u[:4] for u in used if inputs.reads.verdict(*u) is None})
     survivors: dict[int, list[NegativeCandidate]] = defaultdict(list)
     for (k, c), ok in zip(owners, kept, strict=True):
         if ok:

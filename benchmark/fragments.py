@@ -9,6 +9,11 @@ by a complement that makes an idiom with it, and the predicate itself does not h
 its text starts with a capitalised function word ("With increase", "At expect", "On continue"): the relation
 was read across a sentence-initial phrase, and the predicate is not one.
 
+A positive is also a fragment when its predicate is the bare object frame of a verb whose object is a clause
+(`(say.1,say.2)`): "JPMorgan said Lehman had pointed to nothing" gives jpmorgan `said` lehman, but what was
+said is the clause, and its subject is not what was said (every such positive read blind in 2026-11-27's reads
+was a fragment).
+
 A positive is also detached (`detached`, the builder's `--contiguous-positives`) when its predicate's text does
 not stand in its sentence as one run of words: "Bernanke won confirmation to a second term" gives `won to`
 (term), "hired an executive with experience" gives `hired with` (experience). Most such predicates join a verb
@@ -94,3 +99,14 @@ def detached(predicate_text: str, sentence: str) -> bool:
     if not n:
         return False
     return not any(words[i:i + n] == text for i in range(len(words) - n + 1))
+
+
+# Verbs whose object is a clause: their bare object frame holds the clause's subject, not what the verb governs.
+CLAUSE_OBJECT_VERBS: frozenset[str] = frozenset({"say"})
+
+
+def clause_object(predicate: str) -> bool:
+    """Whether the predicate is the bare subject-object frame of a verb whose object is a clause."""
+    parsed = parse_predicate(predicate)
+    return (parsed is not None and len(parsed.left) == 1 and parsed.left == parsed.right
+            and parsed.left[0] in CLAUSE_OBJECT_VERBS and (parsed.left_slot, parsed.right_slot) == ("1", "2"))

@@ -146,14 +146,17 @@ def check_filters(names: Sequence[str]) -> None:
                          f"{', '.join(NEGATIVE_FILTERS)}")
 
 
-def apply_filters(items: Sequence[CandidateInContext], names: Sequence[str],
-                  inputs: FilterInputs) -> tuple[list[bool], dict[str, int]]:
-    """Run the named filters in order; return what is kept and how many candidates each filter removed."""
+def apply_filters(items: Sequence[CandidateInContext], names: Sequence[str], inputs: FilterInputs,
+                  reached: dict[str, list[int]] | None = None) -> tuple[list[bool], dict[str, int]]:
+    """Run the named filters in order; return what is kept and how many candidates each filter removed.
+    `reached`, when given, receives per filter the indices of the candidates it was asked about."""
     check_filters(names)
     kept = [True] * len(items)
     removed: dict[str, int] = {}
     for name in names:
         live = [k for k, ok in enumerate(kept) if ok]
+        if reached is not None:
+            reached[name] = live
         verdicts = NEGATIVE_FILTERS[name]([items[k] for k in live], inputs)
         removed[name] = 0
         for k, ok in zip(live, verdicts, strict=True):

@@ -141,10 +141,15 @@ class BenchmarkStats:
     def summary(self) -> str:
         """One line on the senses chosen, fragment positives dropped and probably-true negatives removed."""
         removed = ", ".join(f"{name} {n:,}" for name, n in self.filter_removed.items()) or "none"
+        reads = self.hyponym_reads or {}
+        unread = int(reads.get("never_read", 0))  # type: ignore[call-overload]
+        hint = (f"; {unread:,} of the {int(reads['replacements_in_candidates']):,} replacements the candidates use were "  # type: ignore[call-overload]
+                "never read by hand and gave no negative (python bench/hyponym_reads.py TRIPLES --sheet F lists "
+                "them)") if unread else ""
         return (f"senses ({self.senses.chooser}): {self.senses.spans_with_a_sense:,} of {self.senses.spans:,} spans "
                 f"got a sense; fragment positives dropped: {self.fragment_positives:,}, detached ones "
                 f"{self.detached_positives:,}; negatives removed as "
-                f"probably true: {removed}")
+                f"probably true: {removed}{hint}")
 
 
 def _xi(value: float | None) -> str:

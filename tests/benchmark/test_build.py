@@ -312,3 +312,12 @@ def test_recipes_set_their_choices_and_options_override_them() -> None:
         recipe_config("llm")
     with pytest.raises(InputError, match="unknown recipe"):
         BuildConfig(recipe="llm")
+
+
+def test_the_read_recipe_says_which_replacements_were_never_read() -> None:
+    # The synthetic hyponyms (`drop_by.v.01` for visit, ...) are in no read: no negative is left, and the error
+    # says why and what lists them.
+    config = recipe_config("read", min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2,
+                           bucket_bounds=(1000,), contiguous_positives=False, negative_filters=("hyponym_read",))
+    with pytest.raises(InputError, match=r"replacements were never read by hand \(python bench/hyponym_reads.py"):
+        build_benchmark(_table(), FakeLexicon(), config)

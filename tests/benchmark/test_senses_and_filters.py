@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from benchmark.build import BuildConfig, hyponym_candidates
-from benchmark.fragments import detached, garbled, idiom_complement
+from benchmark.fragments import clause_object, detached, garbled, idiom_complement
 from benchmark.hyponym_reads import load_reads, parse_reads
 from benchmark.negatives import CandidateInContext, FilterInputs, apply_filters
 from benchmark.reading import read_verdicts, score_verdicts, wilson, write_sample
@@ -78,6 +78,12 @@ def test_agreeing_sense_abstains_where_the_sentence_reads_another_sense() -> Non
 def test_idiom_fragments(predicate: str, text: str, sentence: str, arguments: tuple[str, ...],
                          dropped: str | None) -> None:
     assert idiom_complement(predicate, text, sentence, arguments) == dropped
+
+
+def test_the_object_of_said_is_a_clause_not_a_participant() -> None:
+    assert clause_object("(say.1,say.2)") and clause_object("expect__(say.1,say.2)")
+    assert not clause_object("(say.1,say.in.2)") and not clause_object("(say.2,say.to.2)")
+    assert not clause_object("(tell.1,tell.2)") and not clause_object("not a predicate")
 
 
 def test_a_predicate_text_split_by_other_words_is_detached() -> None:
