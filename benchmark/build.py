@@ -16,7 +16,7 @@ import datetime as dt
 import logging
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -114,6 +114,7 @@ class BuildConfig:
     drop_fragments: bool = True         # drop positives whose predicate lost an idiom's word (benchmark.fragments)
     contiguous_positives: bool = False  # drop positives whose text is not one run of words of their sentence
     max_per_predicate: int | None = None  # a predicate's propositions per label and split at most (None = any)
+    cap_by: str = "predicate"           # what max_per_predicate counts: the whole predicate or its head word (CAP_KEYS)
     bucket_bounds: tuple[int, ...] = DEFAULT_BUCKET_BOUNDS
     graph_split: str = "TRAIN"          # LEWISSPLIT of the graph-induction period (kept out of evaluation)
     eval_split: str = "TEST"            # LEWISSPLIT of the evaluation period (dev then test, by time)
@@ -145,10 +146,23 @@ class BuildConfig:
         check_filters(self.negative_filters)
         if self.max_per_predicate is not None and self.max_per_predicate < 1:
             raise InputError(f"max_per_predicate must be >= 1 (or None), got {self.max_per_predicate}")
+        if self.cap_by not in CAP_KEYS:
+            raise InputError(f"unknown cap_by {self.cap_by!r}; choose one of {', '.join(CAP_KEYS)}")
         if self.min_typed_pairs < 0:
             raise InputError(f"min_typed_pairs must be >= 0, got {self.min_typed_pairs}")
         if self.graph_split == self.eval_split:
             raise InputError("graph_split and eval_split must differ: the graphs must not see the evaluation period")
+
+
+def _head_word(predicate: str) -> str:
+    """The predicate's head word (`buy` for `(buy.back.1,buy.back.2)`), or the predicate when it has none."""
+    parsed = parse_predicate(predicate)
+    return parsed.left[0].split("_")[0] if parsed is not None and parsed.left else predicate
+
+
+# What `max_per_predicate` counts: each predicate, or each head word ("bought back" and "bought up" count as one:
+# the hypothesis-only audit reads words, so a cap on words keeps the labels from being read off them).
+CAP_KEYS: dict[str, Callable[[str], str]] = {"predicate": lambda p: p, "head": _head_word}
 
 
 # Named sets of choices (`egqa benchmark build --recipe`); options given on the command line override them.
@@ -528,7 +542,7 @@ def _build_split(split: str, bundles_by_window: dict[int, list[Bundle]], windows
                  rng: random.Random) -> tuple[list[dict[str, object]], SplitStats]:
     """Sample one split's bundles from its windows, give them negatives, and return its entries and stats."""
     chosen = _sample_bundles({w: bundles_by_window[w] for w in windows}, article_counts,
-                             config.max_positives, rng, config.max_per_predicate)
+                             config.max_positives, rng, config.max_per_predicate, CAP_KEYS[config.cap_by])
     bucket_counts = _choose_negatives(chosen, predicates.frequency, config, rng)
     if config.require_negative:
         chosen = [b for b in chosen if b.negatives]
@@ -672,7 +686,8 @@ def _time_split(bundles_by_window: dict[int, list[Bundle]], dev_fraction: float)
 
 
 def _sample_bundles(bundles_by_window: dict[int, list[Bundle]], article_counts: dict[int, int],
-                    limit: int, rng: random.Random, per_predicate: int | None = None) -> list[Bundle]:
+                    limit: int, rng: random.Random, per_predicate: int | None = None,
+                    cap_key: Callable[[str], str] = lambda p: p) -> list[Bundle]:
     """Draw bundles one at a time from windows picked in proportion to their article counts.
 
     With `per_predicate`, a bundle whose positive predicate was drawn that many times already is passed over.
@@ -688,9 +703,9 @@ def _sample_bundles(bundles_by_window: dict[int, list[Bundle]], article_counts: 
             break
         window = rng.choices(live, weights=[max(article_counts.get(w, 0), 1) for w in live])[0]
         bundle = pools[window].pop()
-        if per_predicate is not None and drawn[bundle.predicate] >= per_predicate:
+        if per_predicate is not None and drawn[cap_key(bundle.predicate)] >= per_predicate:
             continue
-        drawn[bundle.predicate] += 1
+        drawn[cap_key(bundle.predicate)] += 1
         chosen.append(bundle)
     return chosen
 
@@ -711,11 +726,11 @@ def _choose_negatives(bundles: list[Bundle], frequency: Counter[str], config: Bu
         bucket = bucket_of(frequency[predicate], bounds)
         if len(bundle.negatives) >= config.max_negatives or used[bucket] >= quota.get(bucket, 0):
             continue
-        if cap is not None and per_predicate[predicate] >= cap:
+        if cap is not None and per_predicate[CAP_KEYS[config.cap_by](predicate)] >= cap:
             continue
         bundle.negatives.append(predicate)
         used[bucket] += 1
-        per_predicate[predicate] += 1
+        per_predicate[CAP_KEYS[config.cap_by](predicate)] += 1
     for bundle in bundles:
         bundle.negatives.sort()
     names = [_bucket_name(i, bounds) for i in range(len(bounds) + 1)]

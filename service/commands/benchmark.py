@@ -9,6 +9,7 @@ import orjson
 import typer
 
 from benchmark.build import (
+    CAP_KEYS,
     DEFAULT_BUCKET_SCALE,
     DEFAULT_RECIPE,
     RECIPES,
@@ -79,6 +80,9 @@ def build(
     max_per_predicate: Annotated[int | None, typer.Option(
         help="A predicate's propositions per label and split at most: 1 keeps the labels from being read off "
              "the predicate (hypothesis-only audit). Default: any number.")] = _DEFAULTS.max_per_predicate,
+    cap_by: Annotated[str, typer.Option(metavar="|".join(CAP_KEYS), help=(
+        "What --max-per-predicate counts: each predicate, or each head word (bought back and bought up count "
+        "as one; the audit reads words)."))] = _DEFAULTS.cap_by,
     match_buckets: Annotated[bool | None, typer.Option(
         "--match-buckets/--no-match-buckets",
         help="Drop bundles of frequency buckets short of negatives. Default: on; off in `read`.")] = None,
@@ -104,7 +108,7 @@ def build(
         match_buckets=match_buckets, require_negative=require_negative, seed=seed, senses=senses,
         sense_min_share=sense_min_share, negative_filters=filters, min_typed_pairs=min_typed_pairs,
         lm_max_cosine=lm_max_cosine, drop_fragments=drop_fragments, max_per_predicate=max_per_predicate,
-        contiguous_positives=contiguous_positives)
+        contiguous_positives=contiguous_positives, cap_by=cap_by)
     stats = build_benchmark_files(triples, out, config, wordnet_cache)
     typer.echo(stats.table())
     typer.echo(stats.summary())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import random
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +13,9 @@ import pyarrow as pa
 import pytest
 
 from benchmark.build import (
+    Bundle,
+    _sample_bundles,
+    CAP_KEYS,
     RECIPES,
     recipe_config,
     commonest_forward_text,
@@ -321,3 +325,17 @@ def test_the_read_recipe_says_which_replacements_were_never_read() -> None:
                            bucket_bounds=(1000,), contiguous_positives=False, negative_filters=("hyponym_read",))
     with pytest.raises(InputError, match=r"replacements were never read by hand \(python bench/hyponym_reads.py"):
         build_benchmark(_table(), FakeLexicon(), config)
+
+
+def test_the_cap_counts_head_words_when_asked() -> None:
+    assert CAP_KEYS["head"]("(buy.back.1,buy.back.2)") == CAP_KEYS["head"]("(buy_up.1,buy_up.2)") == "buy"
+    assert CAP_KEYS["head"]("not a predicate") == "not a predicate"
+    assert CAP_KEYS["predicate"]("(buy.1,buy.2)") == "(buy.1,buy.2)"
+    # Two bundles whose positives share the head `buy`: one per predicate keeps both, one per head word one.
+    bundles = {7: [Bundle(window=7, subj="ibm", obj="lotus", subj_type="organization", obj_type="organization",
+                          predicate=p, predicate_text="bought", date="1987-05-20", sentence_id=f"s{k}", candidates=[])
+                   for k, p in enumerate(("(buy.1,buy.2)", "(buy.1,buy.from.2)"))]}
+    assert len(_sample_bundles(bundles, {7: 1}, 10, random.Random(0), 1)) == 2
+    assert len(_sample_bundles(bundles, {7: 1}, 10, random.Random(0), 1, CAP_KEYS["head"])) == 1
+    with pytest.raises(InputError, match="unknown cap_by"):
+        BuildConfig(cap_by="lemma")
