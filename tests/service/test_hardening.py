@@ -5,6 +5,7 @@ made-up news (`fixture_build`), which needs no ../shared/data."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
@@ -25,6 +26,7 @@ from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE
 from graph_builder.graphs.graphset import GraphSet
 from retrieval.backends.sqlite import SQLiteStore
 from retrieval.factory import open_store
+from service import guards
 from service.app import StartupFailed, create_app
 from service.demo import free_port
 from service.engine import ScoringEngine
@@ -114,9 +116,23 @@ def test_oversized_chunked_body_is_refused(engine: ScoringEngine, fixture_build:
         assert "100000 bytes" in error["message"]
 
 
-def test_health_answers_while_a_huge_batch_is_refused(fixture_build: Build, engine: ScoringEngine) -> None:
+def test_health_answers_while_a_huge_batch_is_refused(fixture_build: Build, engine: ScoringEngine,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings(graphs_dir=fixture_build.graphs, max_batch=1000, max_body_bytes=20_000_000)
     body = json.dumps({"queries": [ASK] * 100_000}).encode()  # 6 MB: under the body limit, over the batch limit
+    decoded_on_loop: list[tuple[int, bool]] = []
+    decode = guards.decode_json
+
+    def watched(raw: bytes) -> Any:
+        try:
+            asyncio.get_running_loop()
+            on_loop = True
+        except RuntimeError:  # a worker thread has no running loop
+            on_loop = False
+        decoded_on_loop.append((len(raw), on_loop))
+        return decode(raw)
+
+    monkeypatch.setattr(guards, "decode_json", watched)
     with live_server(create_app(settings, engine=engine)) as (host, port):
         result: dict[str, Any] = {}
 
@@ -129,19 +145,19 @@ def test_health_answers_while_a_huge_batch_is_refused(fixture_build: Build, engi
 
         sender = threading.Thread(target=send)
         sender.start()
-        probe = http.client.HTTPConnection(host, port, timeout=10)
-        worst = 0.0
+        probe = http.client.HTTPConnection(host, port, timeout=30)
+        answered = 0
         while sender.is_alive():
-            start = time.monotonic()
             probe.request("GET", "/health")
             assert probe.getresponse().read()
-            worst = max(worst, time.monotonic() - start)
+            answered += 1
         sender.join()
     assert result["status"] == 413 and "limit is 1000" in result["body"]["error"]["message"]
-    # A blocked event loop makes /health wait for the whole decode; a loaded machine slows both alike, so the wait is
-    # judged against the batch's own time as well as in seconds.
-    assert worst < 0.5 or worst < 0.25 * result["seconds"], \
-        f"/health waited {worst:.2f} s while the batch took {result['seconds']:.2f} s to be refused"
+    assert answered >= 1  # /health kept answering while the batch was in flight
+    # The 6 MB body was decoded in a worker thread, not on the event loop that answers /health (how long /health
+    # waited is bench/probe.py's figure: on a loaded machine the decode's hold on the GIL slows it either way).
+    big = [on_loop for size, on_loop in decoded_on_loop if size == len(body)]
+    assert big == [False]
 
 
 # -- 8. messages that say what to fix -----------------------------------------------------------------------
