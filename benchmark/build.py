@@ -156,8 +156,8 @@ class BuildConfig:
 
 def _head_word(predicate: str) -> str:
     """The predicate's head word (`buy` for `(buy.back.1,buy.back.2)`), or the predicate when it has none."""
-    parsed = parse_predicate(predicate)
-    return parsed.left[0].split("_")[0] if parsed is not None and parsed.left else predicate
+    head = _head(predicate)
+    return head.split("_")[0] if head else predicate
 
 
 # What `max_per_predicate` counts: each predicate, or each head word ("bought back" and "bought up" count as one:
@@ -687,7 +687,7 @@ def _time_split(bundles_by_window: dict[int, list[Bundle]], dev_fraction: float)
 
 def _sample_bundles(bundles_by_window: dict[int, list[Bundle]], article_counts: dict[int, int],
                     limit: int, rng: random.Random, per_predicate: int | None = None,
-                    cap_key: Callable[[str], str] = lambda p: p) -> list[Bundle]:
+                    cap_key: Callable[[str], str] = CAP_KEYS["predicate"]) -> list[Bundle]:
     """Draw bundles one at a time from windows picked in proportion to their article counts.
 
     With `per_predicate`, a bundle whose positive predicate was drawn that many times already is passed over.
@@ -703,9 +703,10 @@ def _sample_bundles(bundles_by_window: dict[int, list[Bundle]], article_counts: 
             break
         window = rng.choices(live, weights=[max(article_counts.get(w, 0), 1) for w in live])[0]
         bundle = pools[window].pop()
-        if per_predicate is not None and drawn[cap_key(bundle.predicate)] >= per_predicate:
+        key = cap_key(bundle.predicate)
+        if per_predicate is not None and drawn[key] >= per_predicate:
             continue
-        drawn[cap_key(bundle.predicate)] += 1
+        drawn[key] += 1
         chosen.append(bundle)
     return chosen
 
@@ -720,17 +721,18 @@ def _choose_negatives(bundles: list[Bundle], frequency: Counter[str], config: Bu
     rng.shuffle(offers)
     used: Counter[int] = Counter()
     per_predicate: Counter[str] = Counter()
-    cap = config.max_per_predicate
+    cap, cap_key = config.max_per_predicate, CAP_KEYS[config.cap_by]
     for k, predicate in offers:
         bundle = bundles[k]
         bucket = bucket_of(frequency[predicate], bounds)
         if len(bundle.negatives) >= config.max_negatives or used[bucket] >= quota.get(bucket, 0):
             continue
-        if cap is not None and per_predicate[CAP_KEYS[config.cap_by](predicate)] >= cap:
+        key = cap_key(predicate)
+        if cap is not None and per_predicate[key] >= cap:
             continue
         bundle.negatives.append(predicate)
         used[bucket] += 1
-        per_predicate[CAP_KEYS[config.cap_by](predicate)] += 1
+        per_predicate[key] += 1
     for bundle in bundles:
         bundle.negatives.sort()
     names = [_bucket_name(i, bounds) for i in range(len(bounds) + 1)]

@@ -76,8 +76,8 @@ class BenchmarkStats:
     candidate_bundles: int
     thresholds: dict[str, object]
     triples: str | None = field(default=None)  # the triples dataset read, once written beside the files
-    hyponym_reads: dict[str, object] | None = field(default=None)
-    detached_positives: int = 0  # positives dropped as not one run of words of their sentence  # the reads the hyponym_read filter used
+    hyponym_reads: dict[str, object] | None = field(default=None)  # the reads the hyponym_read filter used
+    detached_positives: int = 0  # positives dropped as not one run of words of their sentence
 
     @property
     def windows(self) -> int:

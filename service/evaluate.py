@@ -185,10 +185,9 @@ def interleave(per_scorer: Sequence[Sequence[tuple[str, list[dict[str, Any]]]]],
     return [job for _, _, job in sorted(slots, key=lambda slot: slot[:2])]
 
 
-async def _run(entries: Sequence[dict[str, Any]], base: str, config: EvalConfig, partial: Path,
-               progress: Callable[[int], None] | None) -> None:
+async def _run(entries: Sequence[dict[str, Any]], digests: dict[str, str], base: str, config: EvalConfig,
+               partial: Path, progress: Callable[[int], None] | None) -> None:
     done = _read_partial(partial)
-    digests = {e["id"]: query_digest(e) for e in entries}
     todo = [(s, [e for e in entries if (e["id"], s, digests[e["id"]]) not in done]) for s in config.scorers]
     jobs = interleave([[(s, items[i:i + config.batch_size]) for i in range(0, len(items), config.batch_size)]
                        for s, items in todo], config.concurrency)
@@ -216,9 +215,9 @@ def evaluate(entries: Sequence[dict[str, Any]], url: str, out: Path, config: Eva
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     partial = out / PARTIAL
-    asyncio.run(_run(entries, url.rstrip("/"), config, partial, progress))
-    done = _read_partial(partial)
     digests = {e["id"]: query_digest(e) for e in entries}
+    asyncio.run(_run(entries, digests, url.rstrip("/"), config, partial, progress))
+    done = _read_partial(partial)
     report: dict[str, dict[str, Any]] = {}
     curves = {}
     failed: dict[str, int] = {}
