@@ -38,7 +38,7 @@ from graph_builder.triples import read_articles, read_triples
 
 log = logging.getLogger(__name__)
 
-BUILDER_VERSION = "egqa.booqa_builder.v3"
+BUILDER_VERSION = "egqa.booqa_builder.v4"
 
 # Li et al. (2022)'s frequency-bucket bounds (NewsCrawl predicate frequencies).
 PUBLISHED_BUCKET_BOUNDS: tuple[int, ...] = (
@@ -173,7 +173,8 @@ CAP_KEYS: dict[str, Callable[[str], str]] = {"predicate": lambda p: p, "head": _
 # audit is high, since the specific words that make good negatives are rare ones).
 RECIPES: dict[str, dict[str, object]] = {
     "wordnet": {},
-    "read": {"senses": "all", "negative_filters": (*DEFAULT_FILTERS, "hyponym_read"), "contiguous_positives": True,
+    "read": {"senses": "all", "negative_filters": (*DEFAULT_FILTERS, "hyponym_read", "stated_elsewhere"),
+             "contiguous_positives": True,
              "match_buckets": False},
 }
 DEFAULT_RECIPE = "wordnet"
@@ -330,6 +331,7 @@ class Bundle:
     context: str = ""                                        # the positive's proposition and sentence
     present: frozenset[str] = frozenset()                    # predicate keys the window states about the pair
     window_heads: frozenset[str] = frozenset()               # their head lemmas
+    pair_elsewhere: frozenset[str] = frozenset()             # predicate keys stated about the pair in other windows
 
 
 @dataclass(frozen=True)
@@ -522,6 +524,8 @@ def _candidate_bundles(rows: Rows, has_text: bool, windows: _Windows, predicates
     counts["bundles_before_senses"] = sum(len(b) for b in bundles_by_window.values())
     if has_text and config.senses != "all":
         _disambiguate(bundles_by_window, lexicon, predicates.felicitous, config, counts)
+    if "stated_elsewhere" in config.negative_filters:
+        _mark_stated_elsewhere(rows, bundles_by_window)
     removed = _filter_negatives(bundles_by_window, lexicon, predicates.typed_pairs, config, counts)
     if config.require_negative:
         bundles_by_window = {w: kept for w, bs in bundles_by_window.items() if (kept := [b for b in bs if b.candidates])}
@@ -632,6 +636,24 @@ def _disambiguate(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexicon, 
         counts["sense_bundles_emptied"] += not bundle.candidates
 
 
+def _unordered(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def _mark_stated_elsewhere(rows: Rows, bundles_by_window: dict[int, list[Bundle]]) -> None:
+    """Give each bundle the predicate keys the whole corpus states about its pair in other windows (in place)."""
+    wanted = {_unordered(b.subj, b.obj) for bs in bundles_by_window.values() for b in bs}
+    windows_of: dict[tuple[str, str], dict[str, set[int]]] = {pair: defaultdict(set) for pair in wanted}
+    for subj, obj, predicate, window in zip(rows["subj"], rows["obj"], rows["predicate"], rows["window"]):
+        keys = windows_of.get(_unordered(subj, obj))
+        if keys is not None:
+            keys[predicate_key(predicate)].add(window)
+    for window, bundles in bundles_by_window.items():
+        for bundle in bundles:
+            keys = windows_of[_unordered(bundle.subj, bundle.obj)]
+            bundle.pair_elsewhere = frozenset(k for k, ws in keys.items() if ws - {window})
+
+
 def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexicon,
                       typed_pairs: dict[tuple[str, str, str], int], config: BuildConfig,
                       counts: Counter[str]) -> dict[str, int]:
@@ -645,7 +667,7 @@ def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexic
         for c in bundle.candidates:
             items.append(CandidateInContext(
                 predicate=c.predicate, positive=bundle.predicate, replaced=c.replaced, pos=c.pos, lemmas=c.lemmas,
-                lemma=c.lemma, synset=c.synset,
+                lemma=c.lemma, synset=c.synset, key=predicate_key(c.predicate), pair_elsewhere=bundle.pair_elsewhere,
                 types=(bundle.subj_type, bundle.obj_type), window_heads=bundle.window_heads))
             owners.append((k, c))
     inputs = FilterInputs(lexicon=lexicon, typed_pairs=typed_pairs, min_typed_pairs=config.min_typed_pairs,

@@ -16,6 +16,11 @@ removes one kind of such candidate; the builder counts what each removes (stats.
 - `hyponym_read`: the replacement was read by hand as a more specific statement of the same meaning
   (benchmark.hyponym_reads: "sold" -> "auctioned" is, "sold" -> "pushed" and "posted" -> "registered" are not);
   a replacement never read is dropped;
+- `stated_elsewhere`: the candidate predicate is stated about the same argument pair in another window of the
+  corpus the benchmark is built from. What the news says of a pair at another time mostly still holds: a chief
+  executive who is "chairman of" the bank in another year, a central bank that "bought up" bonds for months, a
+  minister who "flew to" Berlin before. Only the exact predicate counts (role-free, as the absence check): its
+  synonyms in other windows are too loose a test ("demanded" aid is not made true by "needed" it last year);
 - `lm`: the candidate reads almost like the positive (cosine of their words >= `lm_max_cosine` with the
   model egqa ships). This filter knows the LM scorer's model: it may favour that scorer, so it is off by default,
   as is `dominant_sense`, which halves the benchmark (docs/benchmark-builder.md).
@@ -47,6 +52,8 @@ class CandidateInContext:
     types: tuple[str, str]         # the positive's argument types (subject, object)
     window_heads: frozenset[str]   # head lemmas of every predicate the window states about the pair
     synset: str = ""               # the hyponym synset's name
+    key: str = ""                  # the candidate's role-free predicate key (benchmark.build.predicate_key)
+    pair_elsewhere: frozenset[str] = frozenset()  # keys stated about the pair in the corpus's other windows
 
 
 class Synonyms(Protocol):
@@ -116,6 +123,10 @@ def _hyponym_read(items: Sequence[CandidateInContext], inputs: FilterInputs) -> 
     return [reads.verdict(c.replaced, c.pos, c.synset, c.lemma, c.types) == "S" for c in items]
 
 
+def _stated_elsewhere(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    return [c.key not in c.pair_elsewhere for c in items]
+
+
 def _lm(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
     from graph_builder.embeddings import load_encoder, predicate_words
 
@@ -133,6 +144,7 @@ NEGATIVE_FILTERS: dict[str, Keep] = {
     "dominant_sense": _dominant_sense,
     "typed_felicity": _typed_felicity,
     "hyponym_read": _hyponym_read,
+    "stated_elsewhere": _stated_elsewhere,
     "lm": _lm,
 }
 DEFAULT_FILTERS: tuple[str, ...] = ("positive_synonym", "window_synonym", "typed_felicity")

@@ -64,7 +64,7 @@ def build(
     negative_filter: Annotated[list[str] | None, typer.Option(
         metavar="|".join(NEGATIVE_FILTERS),
         help=f"Filter of probably-true negatives, in order (repeat; default {', '.join(_DEFAULTS.negative_filters)}, "
-             "`read` adds hyponym_read; `none` for no filter).")] = None,
+             "`read` adds hyponym_read and stated_elsewhere; `none` for no filter).")] = None,
     min_typed_pairs: Annotated[int, typer.Option(help="typed_felicity: argument pairs of the positive's types "
                                                       "the negative must have been seen with.")]
     = _DEFAULTS.min_typed_pairs,

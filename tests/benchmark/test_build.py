@@ -307,7 +307,7 @@ def test_every_entry_shows_its_predicates_commonest_text_that_reads_forwards() -
 def test_recipes_set_their_choices_and_options_override_them() -> None:
     read = recipe_config("read")
     assert (read.senses, read.contiguous_positives, read.match_buckets) == ("all", True, False)
-    assert read.negative_filters[-1] == "hyponym_read" and read.recipe == "read"
+    assert read.negative_filters[-2:] == ("hyponym_read", "stated_elsewhere") and read.recipe == "read"
     assert recipe_config("wordnet") == BuildConfig()
     assert recipe_config("read", match_buckets=True, senses=None).match_buckets is True   # None = the recipe's
     assert recipe_config("read", senses=None).senses == "all"
@@ -339,3 +339,24 @@ def test_the_cap_counts_head_words_when_asked() -> None:
     assert len(_sample_bundles(bundles, {7: 1}, 10, random.Random(0), 1, CAP_KEYS["head"])) == 1
     with pytest.raises(InputError, match="unknown cap_by"):
         BuildConfig(cap_by="lemma")
+
+
+def test_a_negative_stated_of_the_pair_in_another_window_is_dropped() -> None:
+    # ibm repurchase lotus is said in the dev window: in the test window it is probably still true, so the test
+    # bundle of buy keeps no negative; the visit bundle keeps drop_by (stated of the pair nowhere else).
+    rows = synthetic_rows() + [_row(90, "d6", DEV_DAY, "TEST", "lotus", "(repurchase.1,repurchase.2)", "ibm")]
+    table = pa.Table.from_pylist(rows, schema=TRIPLE_SCHEMA)
+    without = build_benchmark(table, FakeLexicon(), CONFIG)
+    assert ("test-00000", 0, "ibm", "(repurchase.1,repurchase.2)", "lotus") in _props(without.entries["test"])
+    result = build_benchmark(table, FakeLexicon(), replace(CONFIG, negative_filters=("stated_elsewhere",)))
+    assert _props(result.entries["test"]) == [
+        ("test-00000", 1, "ibm", "(visit.1,visit.2)", "lotus"),
+        ("test-00000", 0, "ibm", "(drop_by.1,drop_by.2)", "lotus"),
+    ]
+    assert result.stats.filter_removed == {"stated_elsewhere": 1}
+    # The window's own statements are the absence check's business, not this filter's: the same row in the
+    # test window itself blocks the negative before any filter runs, and the filter removes nothing more.
+    same = synthetic_rows() + [_row(90, "e6", TEST_DAY, "TEST", "lotus", "(repurchase.1,repurchase.2)", "ibm")]
+    result = build_benchmark(pa.Table.from_pylist(same, schema=TRIPLE_SCHEMA), FakeLexicon(),
+                             replace(CONFIG, negative_filters=("stated_elsewhere",)))
+    assert result.stats.filter_removed == {"stated_elsewhere": 0}

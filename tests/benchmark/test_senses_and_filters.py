@@ -276,3 +276,16 @@ def test_the_shipped_hyponym_reads_parse() -> None:
     reads = load_reads()
     assert reads.manifest()["reads"] == len(reads.verdicts) > 0
     assert reads.verdict("sell", "v", "push.v.08", "push") == "O"
+
+
+def test_stated_elsewhere_drops_a_candidate_whose_exact_predicate_the_pair_has_elsewhere() -> None:
+    def item(key: str, elsewhere: frozenset[str]) -> CandidateInContext:
+        return CandidateInContext(predicate="(chairman.of.1,chairman.of.2)", positive="(head.1,head.2)",
+                                  replaced="head", pos="n", lemmas=("chairman",), lemma="chairman",
+                                  types=("person", "organization"), window_heads=frozenset(), key=key,
+                                  pair_elsewhere=elsewhere)
+    items = [item("chairman.of|chairman.of", frozenset({"chairman.of|chairman.of", "head|head"})),
+             item("chairman.of|chairman.of", frozenset({"chair.of|chair.of"})),   # a synonym elsewhere: kept
+             item("chairman.of|chairman.of", frozenset())]
+    kept, removed = apply_filters(items, ("stated_elsewhere",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
+    assert kept == [False, True, True] and removed == {"stated_elsewhere": 1}
