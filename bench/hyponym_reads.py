@@ -38,12 +38,8 @@ def main() -> None:
     reads = load_reads(args.reads)
     wordnet = open_wordnet()
     config = builder.BuildConfig(senses="all")
-    triples = read_triples(args.triples)
-    rows, has_text = builder._read_rows(triples, config)
-    predicates = builder._predicate_stats(rows, config)
-    windows = builder._evaluation_windows(triples, None, config)
-    counts: Counter[str] = Counter()
-    bundles, _ = builder._candidate_bundles(rows, has_text, windows, predicates, wordnet, config, counts)
+    pool = builder.candidate_negatives(read_triples(args.triples), wordnet, config)
+    bundles, counts = pool.bundles_by_window, pool.counts
     made: Counter[tuple[str, str, str, str]] = Counter()
     frames: dict[tuple[str, str, str, str], Counter[str]] = {}
     for window_bundles in bundles.values():
@@ -52,7 +48,7 @@ def main() -> None:
                 key = (c.replaced, c.pos, c.synset, c.lemma)
                 made[key] += 1
                 frames.setdefault(key, Counter())[
-                    f"{predicates.surface[bundle.predicate]} ({bundle.subj_type}, {bundle.obj_type})"] += 1
+                    f"{pool.surface[bundle.predicate]} ({bundle.subj_type}, {bundle.obj_type})"] += 1
     read = {k for k in made if reads.verdict(*k) is not None}
     specific = {k for k in read if reads.verdict(*k) == "S"}
     total = sum(made.values())

@@ -601,6 +601,28 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
     return Benchmark(entries=entries, stats=stats)
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """Every evaluation window's bundles with their candidate negatives after the filters, before sampling."""
+
+    bundles_by_window: dict[int, list[Bundle]]
+    surface: dict[str, str]          # each predicate's commonest forward-reading text
+    counts: Counter[str]             # what each stage kept and dropped (as in stats.json)
+    filter_removed: dict[str, int]   # candidates each negative filter removed
+
+
+def candidate_negatives(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = BuildConfig(),
+                        articles: pa.Table | None = None) -> Candidates:
+    """Run the builder up to its candidate negatives (positives chosen, senses and filters applied), without
+    sampling: what `bench/hyponym_reads.py` counts, and the pool a recipe's negatives are drawn from."""
+    rows, has_text = _read_rows(triples, config)
+    predicates = _predicate_stats(rows, config)
+    windows = _evaluation_windows(triples, articles, config)
+    counts: Counter[str] = Counter()
+    bundles_by_window, removed = _candidate_bundles(rows, has_text, windows, predicates, lexicon, config, counts)
+    return Candidates(bundles_by_window, predicates.surface, counts, removed)
+
+
 def _head(predicate: str) -> str | None:
     parsed = parse_predicate(predicate)
     return parsed.left[0] if parsed is not None and parsed.left else None

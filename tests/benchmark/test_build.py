@@ -13,24 +13,23 @@ import pyarrow as pa
 import pytest
 
 from benchmark.build import (
-    Bundle,
-    _sample_bundles,
-    CAP_KEYS,
-    RECIPES,
-    recipe_config,
-    commonest_forward_text,
-    reads_forward,
-    BuildConfig,
-    Bundle,
-    NegativeCandidate,
-    _choose_negatives,
-    _sample_bundles,
     build_benchmark,
     build_benchmark_files,
+    BuildConfig,
+    Bundle,
+    candidate_negatives,
+    CAP_KEYS,
+    _choose_negatives,
+    commonest_forward_text,
     hyponym_candidates,
+    NegativeCandidate,
     parse_predicate,
     predicate_key,
     read_jsonl,
+    reads_forward,
+    recipe_config,
+    RECIPES,
+    _sample_bundles,
 )
 from benchmark.wordnet import DEBIAN_WORDNET_DIR, INSTALL_HINT
 from graph_builder.errors import InputError
@@ -360,3 +359,17 @@ def test_a_negative_stated_of_the_pair_in_another_window_is_dropped() -> None:
     result = build_benchmark(pa.Table.from_pylist(same, schema=TRIPLE_SCHEMA), FakeLexicon(),
                              replace(CONFIG, negative_filters=("stated_elsewhere",)))
     assert result.stats.filter_removed == {"stated_elsewhere": 0}
+
+
+def test_candidate_negatives_are_the_pool_the_splits_are_drawn_from() -> None:
+    pool = candidate_negatives(_table(), FakeLexicon(), CONFIG)
+    offered = {(b.subj, b.predicate, c.predicate) for bs in pool.bundles_by_window.values() for b in bs
+               for c in b.candidates}
+    assert offered == {("john", "(visit.1,visit.2)", "(drop_by.1,drop_by.2)"),
+                       ("john", "(visit.1,visit.2)", "(sightsee.1,sightsee.2)"),
+                       ("ibm", "(buy.1,buy.2)", "(repurchase.1,repurchase.2)"),
+                       ("ibm", "(visit.1,visit.2)", "(drop_by.1,drop_by.2)")}
+    built = build_benchmark(_table(), FakeLexicon(), CONFIG)
+    drawn = {(e["subj"], e["predicate"]) for split in built.entries.values() for e in split if e["label"] == 0}
+    assert drawn == {(subj, negative) for subj, _, negative in offered}
+    assert pool.surface["(buy.1,buy.2)"] == "buyed" and pool.counts["starring_pairs"] >= 2
