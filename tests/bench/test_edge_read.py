@@ -90,7 +90,9 @@ def test_an_unjudged_group_is_an_input_error(two_builds: tuple[GraphSet, GraphSe
         edge_read.judge(tmp_path)
 
 
-@pytest.mark.parametrize(("read", "added", "kept"), [("edges-v7-mpp2-seed7", 11, 20), ("edges-v7-headlines-seed11", 13, 18)])
+@pytest.mark.parametrize(("read", "added", "kept"), [("edges-v7-mpp2-seed7", 11, 20), ("edges-v7-headlines-seed11", 13, 18),
+                                                      ("edges-v10-headlines-seed21-annotator1", 14, 18),
+                                                      ("edges-v10-headlines-seed21-annotator2", 15, 20)])
 def test_the_recorded_reads_give_the_documented_figures(read: str, added: int, kept: int) -> None:
     result = edge_read.judge(BENCH / "data" / "edge_reads" / read)
     assert (result["added"]["plausible"], result["added"]["judged"]) == (added, 100)
