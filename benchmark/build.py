@@ -457,7 +457,7 @@ def _window_bundles(rows: Rows, has_text: bool, window: int, indices: list[int],
     for i in indices:
         a, b = rows["subj"][i], rows["obj"][i]
         if a != b:
-            pair_rows[(a, b) if a < b else (b, a)].append(i)
+            pair_rows[_unordered(a, b)].append(i)
     bundles: list[Bundle] = []
     for pair in sorted(pair_rows):
         idx = pair_rows[pair]
@@ -567,12 +567,9 @@ def _build_split(split: str, bundles_by_window: dict[int, list[Bundle]], windows
 def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = BuildConfig(),
                     articles: pa.Table | None = None) -> Benchmark:
     """Build dev and test entries and their stats from a triples table (and optionally its article table)."""
-    rows, has_text = _read_rows(triples, config)
-    predicates = _predicate_stats(rows, config)
-    windows = _evaluation_windows(triples, articles, config)
-    counts: Counter[str] = Counter()
-    bundles_by_window, filter_removed = _candidate_bundles(rows, has_text, windows, predicates, lexicon, config,
-                                                           counts)
+    pool = _pool(triples, lexicon, config, articles)
+    rows, predicates, windows, counts = pool.rows, pool.predicates, pool.windows, pool.counts
+    bundles_by_window, filter_removed = pool.bundles_by_window, pool.removed
     split_windows = _time_split(bundles_by_window, config.dev_fraction)
     rng = random.Random(config.seed)
     entries: dict[str, list[dict[str, object]]] = {}
@@ -583,7 +580,7 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
     graph_dates = sorted(d for d, s in zip(rows["date"], rows["split"]) if s == config.graph_split)
     stats = BenchmarkStats(
         builder=BUILDER_VERSION,
-        senses=SenseStats(chooser=config.senses if has_text else "all", version=SENSES_VERSION,
+        senses=SenseStats(chooser=config.senses if pool.has_text else "all", version=SENSES_VERSION,
                           spans=counts["sense_spans"], spans_with_a_sense=counts["sense_spans_chosen"],
                           bundles_left_without_negative=counts["sense_bundles_emptied"]),
         filter_order=list(config.negative_filters), filter_removed=filter_removed,
@@ -615,12 +612,31 @@ def candidate_negatives(triples: pa.Table, lexicon: Lexicon, config: BuildConfig
                         articles: pa.Table | None = None) -> Candidates:
     """Run the builder up to its candidate negatives (positives chosen, senses and filters applied), without
     sampling: what `bench/hyponym_reads.py` counts, and the pool a recipe's negatives are drawn from."""
+    pool = _pool(triples, lexicon, config, articles)
+    return Candidates(pool.bundles_by_window, pool.predicates.surface, pool.counts, pool.removed)
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The builder's state before sampling, shared by `build_benchmark` and `candidate_negatives`."""
+
+    rows: Rows
+    has_text: bool
+    predicates: _Predicates
+    windows: _Windows
+    counts: Counter[str]
+    bundles_by_window: dict[int, list[Bundle]]
+    removed: dict[str, int]
+
+
+def _pool(triples: pa.Table, lexicon: Lexicon, config: BuildConfig, articles: pa.Table | None) -> _Pool:
+    """Read the rows, count the corpus' predicates, find the evaluation windows and their candidate bundles."""
     rows, has_text = _read_rows(triples, config)
     predicates = _predicate_stats(rows, config)
     windows = _evaluation_windows(triples, articles, config)
     counts: Counter[str] = Counter()
     bundles_by_window, removed = _candidate_bundles(rows, has_text, windows, predicates, lexicon, config, counts)
-    return Candidates(bundles_by_window, predicates.surface, counts, removed)
+    return _Pool(rows, has_text, predicates, windows, counts, bundles_by_window, removed)
 
 
 def _head(predicate: str) -> str | None:
