@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from benchmark.fragments import clause_object, detached, garbled, idiom_complement
 from benchmark.hyponym_reads import load_reads
+from benchmark.negative_reads import load_negative_reads, negative_key
 from benchmark.negatives import DEFAULT_FILTERS, CandidateInContext, FilterInputs, apply_filters, check_filters
 from benchmark.senses import DEFAULT_SENSES, SENSE_CHOOSERS, SENSES_VERSION, AgreeingSense, Hyponym, Sense
 from benchmark.senses import SpanInContext, sense_chooser
@@ -38,7 +39,7 @@ from graph_builder.triples import read_articles, read_triples
 
 log = logging.getLogger(__name__)
 
-BUILDER_VERSION = "egqa.booqa_builder.v4"
+BUILDER_VERSION = "egqa.booqa_builder.v5"
 
 # Li et al. (2022)'s frequency-bucket bounds (NewsCrawl predicate frequencies).
 PUBLISHED_BUCKET_BOUNDS: tuple[int, ...] = (
@@ -171,11 +172,14 @@ CAP_KEYS: dict[str, Callable[[str], str]] = {"predicate": lambda p: p, "head": _
 # `read`: negatives only through replacements read by hand as more specific statements (benchmark.hyponym_reads),
 # positives whose text is one run of their sentence's words; no bucket matching (small; the hypothesis-only
 # audit is high, since the specific words that make good negatives are rare ones).
+# `checked`: `read`, keeping only the negatives that two readers, seeing each one with its arguments and date,
+# judged may well be false (benchmark.negative_reads; the reads cover one corpus, bench/negative_reads.py).
+_READ: dict[str, object] = {"senses": "all", "negative_filters": (*DEFAULT_FILTERS, "hyponym_read", "stated_elsewhere"),
+                            "contiguous_positives": True, "match_buckets": False}
 RECIPES: dict[str, dict[str, object]] = {
     "wordnet": {},
-    "read": {"senses": "all", "negative_filters": (*DEFAULT_FILTERS, "hyponym_read", "stated_elsewhere"),
-             "contiguous_positives": True,
-             "match_buckets": False},
+    "read": _READ,
+    "checked": {**_READ, "negative_filters": (*DEFAULT_FILTERS, "hyponym_read", "stated_elsewhere", "negative_read")},
 }
 DEFAULT_RECIPE = "wordnet"
 
@@ -534,6 +538,9 @@ def _candidate_bundles(rows: Rows, has_text: bool, windows: _Windows, predicates
         unread = (f"; {counts['unread_replacements']} of the {counts['replacements']} replacements were never read "
                   "by hand (python bench/hyponym_reads.py TRIPLES --sheet F lists them)"
                   if counts["unread_replacements"] else "")
+        unread += (f"; {counts['unread_negatives']} of the {counts['negatives_asked']} candidate negatives were "
+                   "never read by hand (python bench/negative_reads.py sheet TRIPLES F lists them)"
+                   if counts["unread_negatives"] else "")
         raise InputError(
             f"no positive with a usable negative: {counts['starring_pairs']} starring pairs, "
             f"{counts['positives_available']} felicitous propositions; lower --min-pair-articles, "
@@ -594,7 +601,10 @@ def build_benchmark(triples: pa.Table, lexicon: Lexicon, config: BuildConfig = B
         thresholds={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
         hyponym_reads=load_reads().manifest() | {
             "replacements_in_candidates": counts["replacements"], "never_read": counts["unread_replacements"]}
-        if "hyponym_read" in config.negative_filters else None)
+        if "hyponym_read" in config.negative_filters else None,
+        negative_reads=load_negative_reads().manifest() | {
+            "candidates_asked": counts["negatives_asked"], "never_read": counts["unread_negatives"]}
+        if "negative_read" in config.negative_filters else None)
     return Benchmark(entries=entries, stats=stats)
 
 
@@ -706,11 +716,13 @@ def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexic
             items.append(CandidateInContext(
                 predicate=c.predicate, positive=bundle.predicate, replaced=c.replaced, pos=c.pos, lemmas=c.lemmas,
                 lemma=c.lemma, synset=c.synset, key=predicate_key(c.predicate), pair_elsewhere=bundle.pair_elsewhere,
-                types=(bundle.subj_type, bundle.obj_type), window_heads=bundle.window_heads))
+                types=(bundle.subj_type, bundle.obj_type), window_heads=bundle.window_heads,
+                instance=negative_key(bundle.window, bundle.subj, bundle.obj, bundle.predicate, c.predicate)))
             owners.append((k, c))
     inputs = FilterInputs(lexicon=lexicon, typed_pairs=typed_pairs, min_typed_pairs=config.min_typed_pairs,
                           lm_max_cosine=config.lm_max_cosine,
-                          reads=load_reads() if "hyponym_read" in config.negative_filters else None)
+                          reads=load_reads() if "hyponym_read" in config.negative_filters else None,
+                          negative_reads=load_negative_reads() if "negative_read" in config.negative_filters else None)
     reached: dict[str, list[int]] = {}
     kept, removed = apply_filters(items, config.negative_filters, inputs, reached)
     if inputs.reads is not None:
@@ -718,6 +730,11 @@ def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexic
         used = {(c.replaced, c.pos, c.synset, c.lemma, c.types) for c in (items[k] for k in reached["hyponym_read"])}
         counts["replacements"] = len({u[:4] for u in used})
         counts["unread_replacements"] = len({u[:4] for u in used if inputs.reads.verdict(*u) is None})
+    if inputs.negative_reads is not None:
+        # The candidates the negative read filter was asked about, and those never read.
+        asked = {items[k].instance for k in reached["negative_read"]}
+        counts["negatives_asked"] = len(asked)
+        counts["unread_negatives"] = sum(1 for key in asked if inputs.negative_reads.keeps(key) is None)
     survivors: dict[int, list[NegativeCandidate]] = defaultdict(list)
     for (k, c), ok in zip(owners, kept, strict=True):
         if ok:

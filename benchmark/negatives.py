@@ -21,6 +21,8 @@ removes one kind of such candidate; the builder counts what each removes (stats.
   executive who is "chairman of" the bank in another year, a central bank that "bought up" bonds for months, a
   minister who "flew to" Berlin before. Only the exact predicate counts (role-free, as the absence check): its
   synonyms in other windows are too loose a test ("demanded" aid is not made true by "needed" it last year);
+- `negative_read`: every reader who read the candidate itself, with its arguments and date, judged it may well
+  be false (benchmark.negative_reads); a candidate never read is dropped;
 - `lm`: the candidate reads almost like the positive (cosine of their words >= `lm_max_cosine` with the
   model egqa ships). This filter knows the LM scorer's model: it may favour that scorer, so it is off by default,
   as is `dominant_sense`, which halves the benchmark (docs/benchmark-builder.md).
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from benchmark.hyponym_reads import HyponymReads
+from benchmark.negative_reads import NegativeReads
 from benchmark.senses import Sense
 from graph_builder.errors import InputError
 
@@ -54,6 +57,7 @@ class CandidateInContext:
     synset: str = ""               # the hyponym synset's name
     key: str = ""                  # the candidate's role-free predicate key (benchmark.build.predicate_key)
     pair_elsewhere: frozenset[str] = frozenset()  # keys stated about the pair in the corpus's other windows
+    instance: str = ""             # the candidate's digest in the negative reads (benchmark.negative_reads)
 
 
 class Synonyms(Protocol):
@@ -77,6 +81,7 @@ class FilterInputs:
     min_typed_pairs: int = 1
     lm_max_cosine: float = 0.8
     reads: HyponymReads | None = None   # the `hyponym_read` filter's verdicts
+    negative_reads: NegativeReads | None = None   # the `negative_read` filter's verdicts
 
 
 Keep = Callable[[Sequence[CandidateInContext], FilterInputs], list[bool]]
@@ -127,6 +132,13 @@ def _stated_elsewhere(items: Sequence[CandidateInContext], inputs: FilterInputs)
     return [c.key not in c.pair_elsewhere for c in items]
 
 
+def _negative_read(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
+    if inputs.negative_reads is None:
+        raise InputError("the negative_read filter needs the negative reads (FilterInputs.negative_reads)")
+    reads = inputs.negative_reads
+    return [reads.keeps(c.instance) is True for c in items]
+
+
 def _lm(items: Sequence[CandidateInContext], inputs: FilterInputs) -> list[bool]:
     from graph_builder.embeddings import load_encoder, predicate_words
 
@@ -145,6 +157,7 @@ NEGATIVE_FILTERS: dict[str, Keep] = {
     "typed_felicity": _typed_felicity,
     "hyponym_read": _hyponym_read,
     "stated_elsewhere": _stated_elsewhere,
+    "negative_read": _negative_read,
     "lm": _lm,
 }
 DEFAULT_FILTERS: tuple[str, ...] = ("positive_synonym", "window_synonym", "typed_felicity")

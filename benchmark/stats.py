@@ -77,6 +77,7 @@ class BenchmarkStats:
     thresholds: dict[str, object]
     triples: str | None = field(default=None)  # the triples dataset read, once written beside the files
     hyponym_reads: dict[str, object] | None = field(default=None)  # the reads the hyponym_read filter used
+    negative_reads: dict[str, object] | None = field(default=None)  # the reads the negative_read filter used
     detached_positives: int = 0  # positives dropped as not one run of words of their sentence
 
     @property
@@ -125,6 +126,8 @@ class BenchmarkStats:
         }
         if self.hyponym_reads is not None:
             out["hyponym_reads"] = self.hyponym_reads
+        if self.negative_reads is not None:
+            out["negative_reads"] = self.negative_reads
         if self.triples is not None:
             out["triples"] = self.triples
         return out
@@ -146,6 +149,10 @@ class BenchmarkStats:
         hint = (f"; {unread:,} of the {int(reads['replacements_in_candidates']):,} replacements the candidates use were "  # type: ignore[call-overload]
                 "never read by hand and gave no negative (python bench/hyponym_reads.py TRIPLES --sheet F lists "
                 "them)") if unread else ""
+        checked = self.negative_reads or {}
+        unchecked = int(checked.get("never_read", 0))  # type: ignore[call-overload]
+        hint += (f"; {unchecked:,} of the {int(checked['candidates_asked']):,} candidate negatives were never read "  # type: ignore[call-overload]
+                 "by hand and were dropped (python bench/negative_reads.py sheet TRIPLES F lists them)") if unchecked else ""
         return (f"senses ({self.senses.chooser}): {self.senses.spans_with_a_sense:,} of {self.senses.spans:,} spans "
                 f"got a sense; fragment positives dropped: {self.fragment_positives:,}, detached ones "
                 f"{self.detached_positives:,}; negatives removed as "

@@ -28,8 +28,9 @@ def build(
     out: Annotated[Path, typer.Option("--out", help="Output folder: dev.jsonl, test.jsonl, stats.json.")],
     recipe: Annotated[str, typer.Option(metavar="|".join(RECIPES), help=(
         "Named choices: `wordnet` (hyponyms of the sense the sentence agrees with, buckets matched; large) or "
-        "`read` (only replacements read by hand as more specific; small, trusted negatives). Options given "
-        "here override the recipe's."))] = DEFAULT_RECIPE,
+        "`read` (only replacements read by hand as more specific; small, trusted negatives) or `checked` (`read`, "
+        "keeping the negatives two readers judged may well be false in their window). Options given here override "
+        "the recipe's."))] = DEFAULT_RECIPE,
     min_pair_articles: Annotated[int, typer.Option(help="Starring pair: articles in the window (paper 15).")]
     = _DEFAULTS.min_pair_articles,
     min_pair_predicates: Annotated[int, typer.Option(help="Starring pair: distinct predicates in the window (paper 15).")]
@@ -64,7 +65,7 @@ def build(
     negative_filter: Annotated[list[str] | None, typer.Option(
         metavar="|".join(NEGATIVE_FILTERS),
         help=f"Filter of probably-true negatives, in order (repeat; default {', '.join(_DEFAULTS.negative_filters)}, "
-             "`read` adds hyponym_read and stated_elsewhere; `none` for no filter).")] = None,
+             "`read` adds hyponym_read and stated_elsewhere, `checked` also negative_read; `none` for no filter).")] = None,
     min_typed_pairs: Annotated[int, typer.Option(help="typed_felicity: argument pairs of the positive's types "
                                                       "the negative must have been seen with.")]
     = _DEFAULTS.min_typed_pairs,

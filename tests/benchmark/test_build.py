@@ -310,7 +310,10 @@ def test_recipes_set_their_choices_and_options_override_them() -> None:
     assert recipe_config("wordnet") == BuildConfig()
     assert recipe_config("read", match_buckets=True, senses=None).match_buckets is True   # None = the recipe's
     assert recipe_config("read", senses=None).senses == "all"
-    assert set(RECIPES) == {"wordnet", "read"}
+    assert set(RECIPES) == {"wordnet", "read", "checked"}
+    checked = recipe_config("checked")
+    assert checked.negative_filters == (*read.negative_filters, "negative_read")
+    assert (checked.senses, checked.contiguous_positives, checked.match_buckets) == ("all", True, False)
     with pytest.raises(InputError, match="unknown recipe"):
         recipe_config("llm")
     with pytest.raises(InputError, match="unknown recipe"):
@@ -323,6 +326,15 @@ def test_the_read_recipe_says_which_replacements_were_never_read() -> None:
     config = recipe_config("read", min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2,
                            bucket_bounds=(1000,), contiguous_positives=False, negative_filters=("hyponym_read",))
     with pytest.raises(InputError, match=r"replacements were never read by hand \(python bench/hyponym_reads.py"):
+        build_benchmark(_table(), FakeLexicon(), config)
+
+
+def test_the_checked_recipe_says_which_negatives_were_never_read() -> None:
+    # No candidate of the synthetic corpus is in the shipped negative reads: none is left, and the error and
+    # the stats' hint say why and what lists them.
+    config = recipe_config("checked", min_pair_articles=2, min_pair_predicates=2, min_predicate_pairs=2,
+                           bucket_bounds=(1000,), contiguous_positives=False, negative_filters=("negative_read",))
+    with pytest.raises(InputError, match=r"candidate negatives were never read by hand \(python bench/negative_reads.py"):
         build_benchmark(_table(), FakeLexicon(), config)
 
 

@@ -10,6 +10,7 @@ import pytest
 from benchmark.build import BuildConfig, hyponym_candidates
 from benchmark.fragments import clause_object, detached, garbled, idiom_complement
 from benchmark.hyponym_reads import load_reads, parse_reads
+from benchmark.negative_reads import load_negative_reads, negative_key, parse_negative_reads
 from benchmark.negatives import CandidateInContext, FilterInputs, apply_filters
 from benchmark.reading import read_verdicts, score_verdicts, wilson, write_sample
 from benchmark.senses import AgreeingSense, FirstSense, Sense, SpanInContext, first_sense_share, sense_chooser
@@ -276,6 +277,47 @@ def test_the_shipped_hyponym_reads_parse() -> None:
     reads = load_reads()
     assert reads.manifest()["reads"] == len(reads.verdicts) > 0
     assert reads.verdict("sell", "v", "push.v.08", "push") == "O"
+
+
+def test_negative_reads_keep_a_candidate_only_when_every_reader_says_it_may_be_false() -> None:
+    def key(candidate: str) -> str:
+        return negative_key(5219, "jamie dimon", "jpmorgan chase", "(head.of.1,head.of.2)", candidate)
+    chair, chairman, lead, run = (key(f"({w}.of.1,{w}.of.2)") for w in ("chair", "chairman", "lead", "run"))
+    assert len(chair) == 16 and chair != chairman
+    # The digest names the window, the pair, the positive and the candidate: any one changed is another candidate.
+    assert negative_key(5220, "jamie dimon", "jpmorgan chase", "(head.of.1,head.of.2)", "(chair.of.1,chair.of.2)") != chair
+    text = f"# comment\ncandidate\treads\n{chair}\tT,F\n{chairman}\tT,T\n{lead}\tF,F\n"
+    reads = parse_negative_reads(text, "negative_reads.tsv")
+    assert (reads.keeps(chair), reads.keeps(chairman), reads.keeps(lead), reads.keeps(run)) == (False, False, True, None)
+    assert reads.manifest()["candidates"] == 3 and reads.manifest()["kept"] == 1
+    assert reads.manifest()["verdicts"] == {"F": 3, "T": 3, "O": 0}
+    items = [CandidateInContext(predicate=f"({w}.of.1,{w}.of.2)", positive="(head.of.1,head.of.2)", replaced="head",
+                                pos="n", lemmas=(w,), lemma=w, types=("person", "organization"),
+                                window_heads=frozenset(), instance=k)
+             for w, k in (("chair", chair), ("chairman", chairman), ("lead", lead), ("run", run))]
+    kept, removed = apply_filters(items, ("negative_read",), FilterInputs(lexicon=Synonyms(), typed_pairs={},
+                                                                         negative_reads=reads))
+    assert kept == [False, False, True, False] and removed == {"negative_read": 3}   # never read: dropped
+    with pytest.raises(InputError, match="needs the negative reads"):
+        apply_filters(items, ("negative_read",), FilterInputs(lexicon=Synonyms(), typed_pairs={}))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("key\treads\n", "header"),
+    ("candidate\treads\n0123456789abcdef\n", "2 tab-separated fields"),
+    ("candidate\treads\nnot-a-digest\tF\n", "not a candidate digest"),
+    ("candidate\treads\n0123456789abcdef\tF,maybe\n", "not among"),
+    ("candidate\treads\n0123456789abcdef\tF\n0123456789abcdef\tT\n", "listed twice"),
+])
+def test_malformed_negative_reads_are_refused_with_the_line(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_negative_reads(text, "negative_reads.tsv")
+
+
+def test_the_shipped_negative_reads_parse_and_hold_two_reads_each() -> None:
+    reads = load_negative_reads()
+    assert reads.manifest()["candidates"] == len(reads.reads)
+    assert all(len(v) == 2 for v in reads.reads.values())
 
 
 def test_stated_elsewhere_drops_a_candidate_whose_exact_predicate_the_pair_has_elsewhere() -> None:
