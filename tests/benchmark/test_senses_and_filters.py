@@ -233,6 +233,18 @@ def test_recorded_reads_are_complete(read: str) -> None:
         assert sum(k["n"] for k in block["kinds"].values()) == 100
 
 
+@pytest.mark.parametrize("read, fragments, probably_true", [("booqa-v5-checked-seed81-annotator1", 5, 1),
+                                                          ("booqa-v5-checked-seed81-annotator2", 4, 1)])
+def test_the_checked_recipe_read_gives_the_documented_figures(read: str, fragments: int, probably_true: int) -> None:
+    # docs/benchmark-builder.md, builder v5: the goals of at most 10 probably-true negatives and 5 fragment
+    # positives in 100, and at least 80 negatives of the positive's sense, met by both readers.
+    folder = Path(__file__).parents[2] / "bench" / "data" / "reads" / read
+    result = score_verdicts(read_verdicts(folder / "sample.tsv"), folder / "key.jsonl")
+    assert result["positives"]["kinds"]["fragment"]["n"] == fragments
+    assert result["negatives"]["kinds"]["probably_true"]["n"] == probably_true
+    assert result["negatives"]["kinds"]["same_sense"]["n"] == 99
+
+
 def test_hyponym_reads_keep_only_replacements_read_as_more_specific() -> None:
     text = ("# comment\nreplaced\tpos\tsynset\tlemma\ttypes\tverdict\n"
             "sell\tv\tauction.v.01\tauction\t*\tS\nsell\tv\tpush.v.08\tpush\t*\tO\n"
