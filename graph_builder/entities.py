@@ -259,13 +259,14 @@ def canonical_map(mentions: Iterable[Mention]) -> CanonicalMap:
     return CanonicalMap(in_article, corpus)
 
 
-def _names_path(shard: Path) -> Path:
+def names_path(shard: Path) -> Path:
+    """The side file that keeps a shard's mention names as extracted."""
     return shard.with_name(f"names-{shard.stem.removeprefix('part-')}.parquet")
 
 
 def _original_names(shard: Path, table: pa.Table) -> pa.Table:
     """The mention names as extracted: the side file once the pass has run, else the shard's own columns."""
-    side = _names_path(shard)
+    side = names_path(shard)
     if side.is_file():
         names = pq.read_table(side)
         if names.num_rows == table.num_rows and names["triple_id"].equals(table["triple_id"]):

@@ -13,13 +13,15 @@ import datetime as dt
 import hashlib
 import multiprocessing
 import os
-from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+import pyarrow as pa
+
 from graph_builder.corpus import Article, clean_text
 from graph_builder.entities import Mention, base_reading, resolve_article
+from graph_builder.entity_types import majority_types, mention_type
 from graph_builder.extraction import DEFAULT_MODEL
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.news import clean_news
@@ -91,27 +93,18 @@ def extract_articles(articles: Sequence[Article], model: str = DEFAULT_MODEL,
     return out
 
 
-def _capitalised(surface: str) -> bool:
-    first = surface[:1]
-    return bool(first) and first == first.upper() and first != first.lower()
-
-
 def canonical_rows(rows: list[Row]) -> list[Row]:
     """One article's triples with each capitalised name given its majority type in the article, then each
     argument its canonical name in the article (base name; surname, leading words or acronym of a longer name
     mentioned no later), by the rules of `graph_builder.entity_types` and `graph_builder.entities`."""
-    votes: dict[str, Counter[str]] = defaultdict(Counter)
-    for row in rows:
-        for side in ("subj", "obj"):
-            if _capitalised(str(row[f"{side}_text"])) and row[f"{side}_type"] != UNKNOWN_TYPE:
-                votes[str(row[side])][str(row[f"{side}_type"])] += 1
-    majority = {name: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for name, c in votes.items()}
+    columns = ("subj", "subj_text", "subj_type", "obj", "obj_text", "obj_type")
+    majority = majority_types(pa.table({c: pa.array([str(r[c]) for r in rows], pa.string()) for c in columns}))
     typed = []
     for row in rows:
         row = dict(row)
         for side in ("subj", "obj"):
-            if _capitalised(str(row[f"{side}_text"])) and str(row[side]) in majority:
-                row[f"{side}_type"] = majority[str(row[side])]
+            row[f"{side}_type"] = mention_type(str(row[side]), str(row[f"{side}_text"]), str(row[f"{side}_type"]),
+                                               majority)
         typed.append(row)
     mentions = []
     for row in typed:

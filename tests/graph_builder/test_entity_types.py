@@ -47,3 +47,59 @@ def test_ties_break_by_type_name(tmp_path: Path) -> None:
                 shard_path(tmp_path, "one"))
     harmonise_types(tmp_path)
     assert {r["subj_type"] for r in read_triples(tmp_path).to_pylist()} == {"location"}
+
+
+def test_a_company_written_with_its_legal_form_is_an_organization(tmp_path: Path) -> None:
+    rows = [
+        _row(1, "pfizer inc", "Pfizer Inc", "organization"),
+        _row(2, "pfizer inc", "Pfizer Inc", "organization"),
+        _row(3, "pfizer", "Pfizer", "person"),          # the recogniser reads the bare name by its look:
+        _row(4, "pfizer", "Pfizer", "person"),          # three persons against two organisations, yet the
+        _row(5, "pfizer", "Pfizer", "person"),          # writer calls it a company twice in five
+        _row(6, "berkshire hathaway inc", "Berkshire Hathaway Inc", "building"),
+        _row(7, "berkshire hathaway inc", "Berkshire Hathaway Inc", "building"),
+        _row(8, "berkshire hathaway", "Berkshire Hathaway", "person"),
+        _row(9, "acme corp", "Acme Corp", "thing"),     # never recognised, twice written as a company
+        _row(10, "acme corp", "Acme Corp", "thing"),
+    ]
+    write_shard(rows, shard_path(tmp_path, "one"))
+    harmonise_types(tmp_path)
+    got = {r["subj"]: r["subj_type"] for r in read_triples(tmp_path).to_pylist()}
+    assert got == {"pfizer inc": "organization", "pfizer": "organization", "berkshire hathaway inc": "organization",
+                   "berkshire hathaway": "organization", "acme corp": "organization"}
+
+
+def test_one_legal_form_among_many_mentions_is_not_enough(tmp_path: Path) -> None:
+    # "Charles Schwab" the man, once as "Charles Schwab Corp" in 11 mentions: below MIN_LEGAL_SHARE. The mention
+    # written with the legal form is the company all the same.
+    rows = [_row(k, "charles schwab", "Charles Schwab", "person") for k in range(10)]
+    rows += [_row(10, "charles schwab corp", "Charles Schwab Corp", "organization")]
+    # A single legal form is below MIN_LEGAL_MENTIONS whatever its share.
+    rows += [_row(11, "jordan", "Jordan", "location"), _row(12, "jordan co", "Jordan Co", "organization")]
+    write_shard(rows, shard_path(tmp_path, "one"))
+    harmonise_types(tmp_path)
+    got = {(r["subj"], r["subj_type"]) for r in read_triples(tmp_path).to_pylist()}
+    assert got == {("charles schwab", "person"), ("charles schwab corp", "organization"), ("jordan", "location"),
+                   ("jordan co", "organization")}
+
+
+def test_typing_votes_on_the_names_as_extracted_and_is_recorded(tmp_path: Path) -> None:
+    import orjson
+
+    from graph_builder.entities import canonicalise
+    from graph_builder.entity_types import TYPES_VERSION
+    from graph_builder.triples import DATASET_MANIFEST
+
+    rows = [_row(1, "pfizer inc", "Pfizer Inc", "organization"), _row(2, "pfizer inc", "Pfizer Inc", "organization"),
+            _row(3, "pfizer", "Pfizer", "person"), _row(4, "pfizer", "Pfizer", "person"),
+            _row(5, "pfizer", "Pfizer", "person")]
+    write_shard(rows, shard_path(tmp_path, "one"))
+    first = harmonise_types(tmp_path)
+    canonicalise(tmp_path)
+    after = read_triples(tmp_path).to_pylist()
+    assert {(r["subj"], r["subj_type"]) for r in after} == {("pfizer", "organization")}
+    # Typed again after the canonical names are written, it votes on the same names and changes nothing.
+    assert harmonise_types(tmp_path).changed == 0 and first.changed == 3
+    manifest = orjson.loads((tmp_path / DATASET_MANIFEST).read_bytes())
+    assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v2"
+    assert manifest["types"]["report"]["changed"] == 0
