@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -69,9 +68,34 @@ def has_legal_form(surface: str) -> bool:
     return company_name(text) != text
 
 
-def majority_types(table: pa.Table) -> dict[str, str]:
-    """Map each capitalised name to its type: organisation when its company's mentions carry a legal form often
-    enough, else the type most of its recognised (non-`thing`) mentions have."""
+@dataclass(frozen=True)
+class NameTypes:
+    """The type of each capitalised name, decided over its company's names or over its own mentions."""
+
+    company: dict[str, str]  # with its company's names (legal forms dropped) pooled: for mentions the recogniser typed
+    own: dict[str, str]      # the majority of the name's own typed mentions: for mentions it left untyped
+
+    def of(self, name: str, surface: str, type_: str) -> str:
+        """The type one mention takes: an organisation when written with a legal form; else, for a mention the
+        recogniser typed, its company's type, and for one it left untyped, its own name's majority (pooled, a
+        capitalised "No" or "News" would take the type of "No Corp" or "News Corp"); a mention in lower case (a
+        common noun) keeps its own."""
+        if not is_capitalised(surface):
+            return type_
+        if has_legal_form(surface):
+            return "organization"
+        return (self.own if type_ == UNKNOWN_TYPE else self.company).get(name, type_)
+
+
+def _majority(votes: Counter[str]) -> str:
+    # Ties go to the alphabetically first type, so the result never depends on row order.
+    return min(votes.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def majority_types(table: pa.Table) -> NameTypes:
+    """Type each capitalised name: organisation when its company's mentions carry a legal form often enough, else
+    the type most of its recognised (non-`thing`) mentions have."""
+    own: dict[str, Counter[str]] = defaultdict(Counter)
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     capitalised: Counter[str] = Counter()
     legal: Counter[str] = Counter()
@@ -86,6 +110,7 @@ def majority_types(table: pa.Table) -> dict[str, str]:
             capitalised[key] += n
             if kind != UNKNOWN_TYPE:
                 votes[key][kind] += n
+                own[name][kind] += n
             if has_legal_form(text):
                 legal[key] += n
     types: dict[str, str] = {}
@@ -93,23 +118,15 @@ def majority_types(table: pa.Table) -> dict[str, str]:
         if legal[key] >= MIN_LEGAL_MENTIONS and legal[key] >= MIN_LEGAL_SHARE * n:
             types[key] = "organization"
         elif votes[key]:
-            # Ties go to the alphabetically first type, so the result never depends on row order.
-            types[key] = min(votes[key].items(), key=lambda kv: (-kv[1], kv[0]))[0]
-    return {name: "organization" if key != name else types[key] for name, key in names.items() if key in types}
+            types[key] = _majority(votes[key])
+    company = {name: "organization" if key != name else types[key] for name, key in names.items() if key in types}
+    return NameTypes(company, {name: _majority(c) for name, c in own.items()})
 
 
 def is_capitalised(surface: str) -> bool:
     """Whether a mention starts with a capital letter (a name, not a common noun)."""
     first = surface[:1]
     return bool(first) and first == first.upper() and first != first.lower()
-
-
-def mention_type(name: str, surface: str, type_: str, types: Mapping[str, str]) -> str:
-    """The type one mention takes: an organisation when written with a legal form, else its name's type from
-    `majority_types`; a mention in lower case (a common noun) keeps its own."""
-    if not is_capitalised(surface):
-        return type_
-    return "organization" if has_legal_form(surface) else types.get(name, type_)
 
 
 def _as_extracted(file: Path, table: pa.Table) -> pa.Table:
@@ -126,14 +143,14 @@ def _as_extracted(file: Path, table: pa.Table) -> pa.Table:
     return table
 
 
-def _retype(table: pa.Table, extracted: pa.Table, types: dict[str, str], report: TypeReport) -> pa.Table:
+def _retype(table: pa.Table, extracted: pa.Table, types: NameTypes, report: TypeReport) -> pa.Table:
     for side in ("subj", "obj"):
         names = extracted[side].to_pylist()
         old = table[f"{side}_type"].to_pylist()
         texts = table[f"{side}_text"].to_pylist()
         new = []
         for name, text, kind in zip(names, texts, old, strict=True):
-            target = mention_type(name, text, kind, types)
+            target = types.of(name, text, kind)
             report.mentions += 1
             if target != kind:
                 report.changed += 1
@@ -162,15 +179,15 @@ def harmonise_types(triples: Path) -> TypeReport:
     table = pa.concat_tables(_as_extracted(f, pq.read_table(f, columns=columns)) for f in files)
     types = majority_types(table)
     del table
-    report = TypeReport(names=len(types))
+    report = TypeReport(names=len(types.company))
     for file in files:
         shard = pq.read_table(file, schema=TRIPLE_SCHEMA)
         changed_before = report.changed
         shard = _retype(shard, _as_extracted(file, shard), types, report).cast(TRIPLE_SCHEMA)  # keep the not-null fields of the schema
         if report.changed != changed_before:
             write_table(shard, file)
-    names = sorted(types)
-    pq.write_table(pa.table({"name": names, "type": [types[n] for n in names]}), triples / TYPES_FILE)
+    names = sorted(types.company)
+    pq.write_table(pa.table({"name": names, "type": [types.company[n] for n in names]}), triples / TYPES_FILE)
     _record(triples, report)
     return report
 

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from graph_builder.corpus import Article, clean_text
 from graph_builder.entities import Mention, base_reading, resolve_article
-from graph_builder.entity_types import majority_types, mention_type
+from graph_builder.entity_types import majority_types
 from graph_builder.extraction import DEFAULT_MODEL
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.news import clean_news
@@ -103,8 +103,7 @@ def canonical_rows(rows: list[Row]) -> list[Row]:
     for row in rows:
         row = dict(row)
         for side in ("subj", "obj"):
-            row[f"{side}_type"] = mention_type(str(row[side]), str(row[f"{side}_text"]), str(row[f"{side}_type"]),
-                                               majority)
+            row[f"{side}_type"] = majority.of(str(row[side]), str(row[f"{side}_text"]), str(row[f"{side}_type"]))
         typed.append(row)
     mentions = []
     for row in typed:

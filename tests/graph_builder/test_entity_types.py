@@ -103,3 +103,16 @@ def test_typing_votes_on_the_names_as_extracted_and_is_recorded(tmp_path: Path) 
     manifest = orjson.loads((tmp_path / DATASET_MANIFEST).read_bytes())
     assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v2"
     assert manifest["types"]["report"]["changed"] == 0
+
+
+def test_an_untyped_mention_takes_its_own_names_type_not_its_companys(tmp_path: Path) -> None:
+    # "News Corp" is a company; a capitalised "News" the recogniser left untyped is not made one by it.
+    rows = [_row(1, "news corp", "News Corp", "organization"), _row(2, "news corp", "News Corp", "organization"),
+            _row(3, "news", "NEWS", "thing"), _row(4, "pfizer inc", "Pfizer Inc", "organization"),
+            _row(5, "pfizer inc", "Pfizer Inc", "organization"), _row(6, "pfizer", "Pfizer", "person"),
+            _row(7, "pfizer", "Pfizer", "thing")]   # untyped, and its own name's mentions say person
+    write_shard(rows, shard_path(tmp_path, "one"))
+    harmonise_types(tmp_path)
+    got = {r["article_id"]: r["subj_type"] for r in read_triples(tmp_path).to_pylist()}
+    assert got == {"a1": "organization", "a2": "organization", "a3": "thing", "a4": "organization",
+                   "a5": "organization", "a6": "organization", "a7": "person"}
