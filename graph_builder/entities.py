@@ -10,7 +10,10 @@ form, in three steps:
 2. **Within an article**, a short form refers to a longer name of the same type mentioned no later: a person's
    surname to the full name ("Barack Obama" ... "Obama"), a company's leading words to its full name ("New
    Jersey Bell Telephone" ... "New Jersey Bell"), an acronym to the name whose initials it spells ("Organization
-   of Petroleum Exporting Countries" ... "OPEC"). Only where exactly one name of the article qualifies.
+   of Petroleum Exporting Countries" ... "OPEC"). Only where exactly one name of the article qualifies. (v2) A
+   one-word name the recogniser typed otherwise stands for the one person of that surname the article names
+   before it ("Mario Draghi" ... "Draghi", typed an organisation), where the corpus shows the name mostly does so:
+   in at least MIN_RETYPED_SHARE of the articles naming it; it takes the person's type.
 3. **Across the corpus**, a short form met where its article names no longer form is merged only with
    evidence: the articles that did resolve it agree on one full name (at least MIN_CORPUS_ARTICLES of them,
    that name in at least MIN_CORPUS_SHARE of them, and they are at least MIN_RESOLVED_SHARE of the articles
@@ -42,7 +45,7 @@ from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.triples import DATASET_MANIFEST, TRIPLE_SCHEMA, shard_files, write_table
 
-ENTITIES_VERSION = "egqa.canonical-entities.v1"
+ENTITIES_VERSION = "egqa.canonical-entities.v2"
 ALIASES_FILE = "entity_aliases.parquet"
 ALIAS_SCHEMA = pa.schema([
     pa.field("alias", pa.string(), nullable=False),
@@ -61,6 +64,10 @@ MIN_CORPUS_SHARE = 0.8
 # ... and the articles that resolved it are at least this share of the articles that name it: a name that
 # mostly stands on its own ("Bell Atlantic", next to "Bell Atlantic Mobile" now and then) is an entity itself.
 MIN_RESOLVED_SHARE = 0.25
+# A one-word name of another type than person stands for a person of that surname (RETYPED) only when at least this
+# share of the articles naming it name that one person before it.
+MIN_RETYPED_SHARE = 0.5
+RETYPED = "surname, retyped"
 # Words a company name carries beyond its legal form that still name the same company ("Goldman Sachs Group").
 _GROUP_WORDS = ("group", "holdings", "holding")
 # A company's full name that goes on with one of these is a phrase, not a name: "Expedia to Liberty Media",
@@ -167,13 +174,16 @@ def _agrees(short_type: str, full_type: str, allowed: frozenset[str]) -> bool:
     return full_type in allowed and short_type in {full_type, UNKNOWN_TYPE}
 
 
-def _rule_for(short: Mention, full_name: str, full_type: str) -> str | None:
-    """Which rule lets `short` stand for `full_name` (None if none does)."""
+def _rule_for(short: Mention, full_name: str, full_type: str, retyped: bool = False) -> str | None:
+    """Which rule lets `short` stand for `full_name` (None if none does); `retyped` also lets a one-word short form
+    of another type stand for a person's full name (`canonical_map` keeps that only with corpus evidence)."""
     s, f = short.name.split(), full_name.split()
     if len(s) >= len(f) or all(w in GENERIC_SHORT_FORMS for w in s) or not all(_WORD.search(w) for w in f):
         return None
     if _agrees(short.type, full_type, _SURNAME_TYPES) and f[-len(s):] == s:
         return "surname"
+    if retyped and full_type in _SURNAME_TYPES and len(s) == 1 and f[-1] == s[0]:
+        return RETYPED
     if _agrees(short.type, full_type, _PREFIX_TYPES) and f[:len(s)] == s and not _PHRASE_WORDS & set(f[len(s):]):
         return "leading words"
     letters = acronym_letters(short.surface)
@@ -183,11 +193,12 @@ def _rule_for(short: Mention, full_name: str, full_type: str) -> str | None:
     return None
 
 
-def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, str]] = frozenset()
-                    ) -> dict[tuple[str, str], tuple[str, str, str]]:
+def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, str]] = frozenset(),
+                    retyped: bool = False) -> dict[tuple[str, str], tuple[str, str, str]]:
     """Map (name, type) of the article's short forms to (full name, full type, rule): the one longer name of
     the article, mentioned no later than the short form's first mention, that the short form can stand for.
-    A name written with a legal form, here or anywhere in `legal_names`, is a company of its own: no short form."""
+    A name written with a legal form, here or anywhere in `legal_names`, is a company of its own: no short form.
+    With `retyped`, a one-word short form of another type may stand for a person (the rule `RETYPED`)."""
     legal = legal_names | {(m.name, m.type) for m in mentions if m.legal}
     first_seen: dict[tuple[str, str], str] = {}
     for m in mentions:
@@ -205,7 +216,7 @@ def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, s
         for (full, full_type), seen in first_seen.items():
             if seen > first_seen[key] or full == short.name:
                 continue
-            rule = _rule_for(short, full, full_type)
+            rule = _rule_for(short, full, full_type, retyped)
             if rule is not None:
                 found.append((full, full_type, rule))
         if len({(f, t) for f, t, _ in found}) == 1:
@@ -235,13 +246,24 @@ def canonical_map(mentions: Iterable[Mention]) -> CanonicalMap:
         if m.legal:
             legal.add((m.name, m.type))
     legal_names = frozenset(legal)  # "MBIA Inc" somewhere: "MBIA" is that company, not "MBIA Insurance"
+    resolved_by_article = {article: resolve_article(items, legal_names, retyped=True)
+                           for article, items in by_article.items()}
+    # A surname of another type stands for the person only where the name mostly does: most of the articles that
+    # name it (with that type) name one person of that surname before it. "Draghi", typed an organisation, follows
+    # "Mario Draghi" in nearly every article; "Ford" the company follows a Ford (Gerald, Bill) in few.
+    retyped_in: Counter[tuple[str, str]] = Counter(
+        key for resolved in resolved_by_article.values() for key, hit in resolved.items() if hit[2] == RETYPED)
+    naming: Counter[tuple[str, str]] = Counter(
+        key for items in by_article.values() for key in {(m.name, m.type) for m in items} if key in retyped_in)
+    trusted = {key for key, n in retyped_in.items() if n >= MIN_RETYPED_SHARE * naming[key]}
     in_article = {}
     votes: dict[tuple[str, str], Counter[tuple[str, str]]] = defaultdict(Counter)
     articles: Counter[tuple[str, str]] = Counter()
     rules_seen: dict[tuple[str, str], dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
     for article, items in by_article.items():
         articles.update({(m.name, m.type) for m in items})
-        resolved = resolve_article(items, legal_names)
+        resolved = {key: hit for key, hit in resolved_by_article[article].items()
+                    if hit[2] != RETYPED or key in trusted}
         if resolved:
             in_article[article] = resolved
         for key, (full, full_type, rule) in resolved.items():
@@ -315,7 +337,7 @@ def canonicalise(triples: Path, progress: Callable[[int], object] | None = None)
                 before.add(name)
                 base, rule = base_reading(name, surface, type_)
                 hit = None if rule == "legal form" else mapping.lookup(article, base, type_)
-                canonical, new_type = (hit[0], hit[1] if type_ == UNKNOWN_TYPE else type_) if hit else (base, type_)
+                canonical, new_type = (hit[0], hit[1]) if hit else (base, type_)
                 if hit:
                     rule = hit[2]
                 if canonical != name:

@@ -118,7 +118,7 @@ def canonical_rows(rows: list[Row]) -> list[Row]:
             base, rule = base_reading(str(row[side]), str(row[f"{side}_text"]), type_)
             hit = None if rule == "legal form" else resolved.get((base, type_))
             row[side] = hit[0] if hit else base
-            if hit and type_ == UNKNOWN_TYPE:
+            if hit:
                 row[f"{side}_type"] = hit[1]
     return typed
 

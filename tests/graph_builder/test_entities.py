@@ -142,3 +142,20 @@ def test_a_name_written_with_a_legal_form_is_a_company_of_its_own() -> None:
     # Without it, the article's own reading stands.
     assert canonical_map(mentions[1:]).lookup("y", "mbia", "organization") == (
         "mbia insurance", "organization", "leading words")
+
+
+def test_a_surname_typed_otherwise_is_the_person_only_where_the_corpus_says_it_mostly_is() -> None:
+    mentions = []
+    for k in range(4):   # "Draghi", typed an organisation, follows "Mario Draghi" in every article
+        mentions += [m(0, "mario draghi", "person", article=f"d{k}"), m(1, "draghi", "organization", article=f"d{k}")]
+    mentions += [m(1, "draghi", "organization", article="d9")]   # ... and stands alone in one
+    for k in range(6):   # "Ford" the company; a Ford person comes first in 2 of its 6 articles
+        if k < 2:
+            mentions.append(m(0, "gerald ford", "person", article=f"f{k}"))
+        mentions.append(m(1, "ford", "organization", article=f"f{k}"))
+    mapping = canonical_map(mentions)
+    assert mapping.lookup("d0", "draghi", "organization") == ("mario draghi", "person", "surname, retyped")
+    assert mapping.lookup("d9", "draghi", "organization") == ("mario draghi", "person", "corpus")
+    assert mapping.lookup("f0", "ford", "organization") is None and mapping.lookup("f5", "ford", "organization") is None
+    # Without the corpus, one article never retypes: the live path's resolution leaves "Ford" alone.
+    assert resolve_article([m(0, "gerald ford", "person"), m(1, "ford", "organization")]) == {}
