@@ -6,7 +6,8 @@ and the article's surface form. Draws `--n` aliases uniformly from the merging r
 acronym, corpus) and `--n-legal` from the legal-form rule. Prints one JSON object per merge (with the sentence:
 research data, keep the output outside the repository); `--verdicts FILE` (lines `alias<TAB>type<TAB>ok|wrong`)
 prints the precision per rule with a Wilson 95% interval instead.
-Usage: python bench/entity_merges.py out/ding2014/triples [--n 60] [--n-legal 20] [--seed 21]
+`--retyped` draws among the merges of a one-word name typed otherwise into a person (canonical-entities.v2) instead.
+Usage: python bench/entity_merges.py out/ding2014/triples [--n 60] [--n-legal 20] [--seed 21] [--retyped]
        [--verdicts verdicts.tsv]
 """
 
@@ -28,6 +29,7 @@ from graph_builder.entities import ALIASES_FILE  # noqa: E402
 from graph_builder.triples import shard_files  # noqa: E402
 
 MERGING_RULES = ("surname", "leading words", "acronym", "corpus")
+RETYPED_RULES = ("surname, retyped", "corpus, retyped")  # canonical-entities.v2: a surname typed otherwise
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -64,6 +66,8 @@ def main() -> None:
     parser.add_argument("--n-legal", type=int, default=20)
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--verdicts", type=Path)
+    parser.add_argument("--retyped", action="store_true",
+                        help="draw --n merges among the v2 rules that retype a surname (no legal forms)")
     args = parser.parse_args()
     aliases = pq.read_table(args.triples / ALIASES_FILE).to_pylist()
     if args.verdicts:
@@ -73,7 +77,8 @@ def main() -> None:
             if line.startswith("#"):
                 continue
             alias, type_, verdict = line.split("\t")[:3]
-            rule = "legal form" if rule_of[(alias, type_)] == "legal form" else "merging rules"
+            rule = rule_of[(alias, type_)]
+            rule = rule if rule in ("legal form", *RETYPED_RULES) else "merging rules"
             tally.setdefault(rule, [0, 0])
             tally[rule][0] += verdict == "ok"
             tally[rule][1] += 1
@@ -82,8 +87,10 @@ def main() -> None:
             print(f"{rule:<14} {ok}/{n} right = {100 * ok / n:.0f}% [{100 * low:.0f}, {100 * high:.0f}]")
         return
     rng = random.Random(args.seed)
-    merging = sorted((a for a in aliases if a["rule"] in MERGING_RULES), key=lambda a: (a["alias"], a["type"]))
-    legal = sorted((a for a in aliases if a["rule"] == "legal form"), key=lambda a: (a["alias"], a["type"]))
+    rules = RETYPED_RULES if args.retyped else MERGING_RULES
+    merging = sorted((a for a in aliases if a["rule"] in rules), key=lambda a: (a["alias"], a["type"]))
+    legal = [] if args.retyped else sorted((a for a in aliases if a["rule"] == "legal form"),
+                                           key=lambda a: (a["alias"], a["type"]))
     for row in rng.sample(merging, min(args.n, len(merging))) + rng.sample(legal, min(args.n_legal, len(legal))):
         print(json.dumps({**row, "example": example(args.triples, row["alias"], row["type"], row["canonical"])},
                          ensure_ascii=False))

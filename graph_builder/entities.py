@@ -339,7 +339,9 @@ def canonicalise(triples: Path, progress: Callable[[int], object] | None = None)
                 hit = None if rule == "legal form" else mapping.lookup(article, base, type_)
                 canonical, new_type = (hit[0], hit[1]) if hit else (base, type_)
                 if hit:
-                    rule = hit[2]
+                    # A corpus alias of another type than the mention's came from RETYPED resolutions.
+                    rule = f"{hit[2]}, retyped" if hit[2] == "corpus" and type_ not in {hit[1], UNKNOWN_TYPE} \
+                        else hit[2]
                 if canonical != name:
                     report.changed += 1
                     report.by_rule[rule or "?"] = report.by_rule.get(rule or "?", 0) + 1
