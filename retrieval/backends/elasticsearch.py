@@ -495,9 +495,10 @@ class ElasticsearchStore:
                 query={"term": {"alias": name}}))
             for hit in resp.get("hits", {}).get("hits", []):
                 doc = hit["_source"]
-                held = {t.type: t.count for t in self.argument_types(doc["canonical"])}
-                if doc["canonical"] != name and held.get(doc["type"]):
-                    out.append(NameMatch(doc["canonical"], doc["type"], held[doc["type"]], "alias"))
+                # The canonical name held under any type (a surname typed a company, merged into a person).
+                held = sum(t.count for t in self.argument_types(doc["canonical"]))
+                if doc["canonical"] != name and held:
+                    out.append(NameMatch(doc["canonical"], doc["type"], held, "alias"))
             out.sort(key=lambda m: (-m.count, m.name, m.type))
         escaped = re.sub(r"([*?\\])", r"\\\1", name)
         for how, clause in (("prefix", lambda side: {"prefix": {side: name + " "}}),

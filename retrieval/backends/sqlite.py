@@ -447,8 +447,10 @@ class SQLiteStore:
         escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         # Words that begin a name: a range over the primary key. Words that end one: the names of that last word.
         lookups = {
-            "alias": ("SELECT a.canonical, a.type, t.n FROM aliases a JOIN arg_types t ON t.arg = a.canonical "
-                      "AND t.type = a.type WHERE a.alias = ? AND a.canonical != ? ORDER BY t.n DESC, a.canonical, "
+            # An alias names a canonical name the store holds under any type: a surname the recogniser typed a
+            # company stands for the person it was merged into (canonical-entities.v2).
+            "alias": ("SELECT a.canonical, a.type, SUM(t.n) AS n FROM aliases a JOIN arg_types t ON t.arg = a.canonical "
+                      "WHERE a.alias = ? AND a.canonical != ? GROUP BY a.canonical, a.type ORDER BY n DESC, a.canonical, "
                       "a.type LIMIT ?", (name, name, limit)),
             "prefix": ("SELECT arg, type, n FROM arg_types WHERE arg > ? AND arg < ? ORDER BY n DESC, arg, type "
                        "LIMIT ?", (name + " ", name + " \U0010ffff", limit)),

@@ -219,6 +219,10 @@ def test_names_for_finds_aliases_then_whole_word_prefixes_and_suffixes(store: An
     assert store.names_for("opec") == [NameMatch("organization of petroleum exporting countries", "organization",
                                                  1, "alias")]
     assert store.names_for("gone") == [] and store.names_for("hawaii") == []
+    # A surname the recogniser typed a company, merged into the person (canonical-entities.v2): the alias keeps its
+    # own type and finds the canonical name the store holds as a person.
+    store.add_aliases([Alias("draghi", "organization", "barack obama", 5)])
+    assert store.names_for("draghi") == [NameMatch("barack obama", "organization", 2, "alias")]
     assert store.names_for("obama_fan") == [NameMatch("100% obama_fan", "person", 1, "suffix")]
     assert store.names_for("%") == [] and store.names_for("obama fan") == []
     # `rules` asks for some kinds only, each answered as in the whole answer.
