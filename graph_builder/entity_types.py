@@ -7,11 +7,12 @@ extraction, every capitalised mention of a name takes one type for the name:
 - the names of one company vote together: "Pfizer Inc" and "Pfizer" are one name here (its form without the
   legal form, `graph_builder.entities.company_name`), as the canonical-entities pass will make them;
 - a mention written with a company's legal form is an organisation; so is a name written with one in at least
-  MIN_LEGAL_MENTIONS of its capitalised mentions, and in at least MIN_LEGAL_SHARE of them. The small recogniser types bare company names by their
-  look: "Pfizer" a person 585 times against 323 organisations (all of them "Pfizer Inc"), "FedEx", "Netflix"
-  and "Halliburton" places, "Berkshire Hathaway Inc" a building; the legal form is what the writer says the
-  name is;
-- any other name takes the type most of its typed mentions have (ties to the alphabetically first type).
+  MIN_LEGAL_MENTIONS of its capitalised mentions, and in at least MIN_LEGAL_SHARE of them. The small recogniser
+  types bare company names by their look: "Pfizer" a person 585 times against 323 organisations (all of them
+  "Pfizer Inc"), "FedEx", "Netflix" and "Halliburton" places, "Berkshire Hathaway Inc" a building; the legal form
+  is what the writer says the name is;
+- any other name takes the type most of its typed mentions have (ties to the alphabetically first type); a
+  mention the recogniser left untyped takes its own name's majority, not its company's (`NameTypes.of`).
 
 Common nouns (lowercase surface) keep `thing`: "the bank" is not "Bank".
 """
@@ -183,7 +184,8 @@ def harmonise_types(triples: Path) -> TypeReport:
     for file in files:
         shard = pq.read_table(file, schema=TRIPLE_SCHEMA)
         changed_before = report.changed
-        shard = _retype(shard, _as_extracted(file, shard), types, report).cast(TRIPLE_SCHEMA)  # keep the not-null fields of the schema
+        # The cast keeps the not-null fields of the schema.
+        shard = _retype(shard, _as_extracted(file, shard), types, report).cast(TRIPLE_SCHEMA)
         if report.changed != changed_before:
             write_table(shard, file)
     names = sorted(types.company)
