@@ -28,7 +28,6 @@ the store, so that a question naming "Obama" finds `barack obama`.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -36,14 +35,13 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 from cleanco import basename as _legal_basename
 
 from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from graph_builder.triples import DATASET_MANIFEST, TRIPLE_SCHEMA, shard_files, write_table
+from graph_builder.triples import TRIPLE_SCHEMA, record_in_manifest, shard_files, write_table
 
 ENTITIES_VERSION = "egqa.canonical-entities.v2"
 ALIASES_FILE = "entity_aliases.parquet"
@@ -359,7 +357,8 @@ def canonicalise(triples: Path, progress: Callable[[int], object] | None = None)
     report.names_before, report.names_after = len(before), len(after)
     _write_aliases(triples, aliases, mapping)
     report.aliases = len(aliases)
-    _record(triples, report)
+    record_in_manifest(triples, "entities", {"version": ENTITIES_VERSION, "aliases": ALIASES_FILE, "report": {
+        k: v for k, v in report.to_dict().items() if k != "version"}})
     return report
 
 
@@ -379,16 +378,6 @@ def _write_aliases(triples: Path, aliases: Counter[tuple[str, str, str, str]], m
                       "canonical": [rows[k][0] for k in keys], "mentions": [rows[k][1] for k in keys],
                       "rule": [rows[k][2] for k in keys]}, schema=ALIAS_SCHEMA)
     write_table(table, triples / ALIASES_FILE)
-
-
-def _record(triples: Path, report: EntityReport) -> None:
-    path = triples / DATASET_MANIFEST
-    manifest = orjson.loads(path.read_bytes()) if path.is_file() else {}
-    manifest["entities"] = {"version": ENTITIES_VERSION, "aliases": ALIASES_FILE,
-                            "report": {k: v for k, v in report.to_dict().items() if k != "version"}}
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
-    os.replace(tmp, path)
 
 
 def read_aliases(triples: Path) -> pa.Table | None:

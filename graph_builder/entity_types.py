@@ -19,13 +19,11 @@ Common nouns (lowercase surface) keep `thing`: "the bank" is not "Bank".
 
 from __future__ import annotations
 
-import os
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -33,7 +31,7 @@ import pyarrow.parquet as pq
 from graph_builder.entities import company_name, names_path
 from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from graph_builder.triples import DATASET_MANIFEST, TRIPLE_SCHEMA, shard_files, write_table
+from graph_builder.triples import TRIPLE_SCHEMA, record_in_manifest, shard_files, write_table
 
 TYPES_FILE = "entity_types.parquet"
 TYPES_VERSION = "egqa.majority-types.v2"
@@ -190,15 +188,6 @@ def harmonise_types(triples: Path) -> TypeReport:
             write_table(shard, file)
     names = sorted(types.company)
     pq.write_table(pa.table({"name": names, "type": [types.company[n] for n in names]}), triples / TYPES_FILE)
-    _record(triples, report)
+    record_in_manifest(triples, "types", {"version": TYPES_VERSION, "names": TYPES_FILE, "report": {
+        k: v for k, v in report.to_dict().items() if k != "version"}})
     return report
-
-
-def _record(triples: Path, report: TypeReport) -> None:
-    path = triples / DATASET_MANIFEST
-    manifest = orjson.loads(path.read_bytes()) if path.is_file() else {}
-    manifest["types"] = {"version": TYPES_VERSION, "names": TYPES_FILE,
-                         "report": {k: v for k, v in report.to_dict().items() if k != "version"}}
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
-    os.replace(tmp, path)

@@ -12,6 +12,7 @@ import json
 import os
 from pathlib import Path
 
+import orjson
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
@@ -77,6 +78,16 @@ def write_shard(rows: list[dict[str, object]], path: Path, schema: pa.Schema = T
 DATASET_MANIFEST = "manifest.json"
 # What makes two extractions the same dataset: the same extractor and model over the same corpus, in the same windows.
 IDENTITY_KEYS = ("format", "extractor", "model", "window_days", "corpus_fingerprint", "eval_from")
+
+
+def record_in_manifest(triples: Path, key: str, entry: dict[str, object]) -> None:
+    """Set `key` of the dataset's manifest to `entry` (a pass's version and report), rewriting it atomically."""
+    path = triples / DATASET_MANIFEST
+    manifest = orjson.loads(path.read_bytes()) if path.is_file() else {}
+    manifest[key] = entry
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    os.replace(tmp, path)
 
 
 def dataset_identity(path: Path) -> str | None:
