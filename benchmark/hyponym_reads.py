@@ -37,7 +37,6 @@ READS_PATH = Path(__file__).parent / "data" / "hyponym_reads.tsv"
 VERDICTS = {"S": "specific", "Y": "near-synonym", "O": "other meaning", "X": "no sense"}
 COLUMNS = ("replaced", "pos", "synset", "lemma", "types", "verdict")
 ANY_TYPES = "*"
-HEADER = "\t".join(COLUMNS)
 
 # replaced word, part of speech, hyponym synset, lemma put in its place, argument types ("subj,obj" or "*")
 Replacement = tuple[str, str, str, str, str]
@@ -66,16 +65,34 @@ class HyponymReads:
         return {"version": READS_VERSION, "sha256": self.sha256, "reads": len(self.verdicts), "verdicts": counts}
 
 
+def tsv_rows(text: str, source: str, columns: tuple[str, ...]) -> list[tuple[int, list[str]]]:
+    """The (line number, fields) of a reads TSV: comment lines start with #, the first other line is the header
+    naming `columns`; a line with another number of fields is refused with its number."""
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    header = "\t".join(columns)
+    if not lines or lines[0][1] != header:
+        raise InputError(f"{source}: the first line that is not a comment must be the header {header!r}")
+    rows = []
+    for n, line in lines[1:]:
+        fields = line.split("\t")
+        if len(fields) != len(columns):
+            raise InputError(f"{source}:{n}: expected {len(columns)} tab-separated fields, got {len(fields)}")
+        rows.append((n, fields))
+    return rows
+
+
+def read_text(path: Path, what: str) -> str:
+    """A reads file's text, or an InputError naming `what` could not be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} {path}: {exc}") from exc
+
+
 def parse_reads(text: str, source: str) -> HyponymReads:
     """Read the TSV (comment lines start with #; a header names COLUMNS); refuse a malformed line."""
     verdicts: dict[Replacement, str] = {}
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
-    if not lines or tuple(lines[0][1].split("\t")) != COLUMNS:
-        raise InputError(f"{source}: the first line that is not a comment must be the header {HEADER!r}")
-    for n, line in lines[1:]:
-        fields = line.split("\t")
-        if len(fields) != len(COLUMNS):
-            raise InputError(f"{source}:{n}: expected {len(COLUMNS)} tab-separated fields, got {len(fields)}")
+    for n, fields in tsv_rows(text, source, COLUMNS):
         replaced, pos, synset, lemma, types, verdict = fields
         if verdict not in VERDICTS:
             raise InputError(f"{source}:{n}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
@@ -91,8 +108,4 @@ def parse_reads(text: str, source: str) -> HyponymReads:
 @cache
 def load_reads(path: Path = READS_PATH) -> HyponymReads:
     """The reads shipped with egqa (or another file of the same format)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the hyponym reads {path}: {exc}") from exc
-    return parse_reads(text, str(path))
+    return parse_reads(read_text(path, "hyponym reads"), str(path))

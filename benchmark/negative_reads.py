@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from benchmark.hyponym_reads import read_text, tsv_rows
 from graph_builder.errors import InputError
 
 READS_VERSION = "egqa.negative-reads.v1"
 READS_PATH = Path(__file__).parent / "data" / "negative_reads.tsv"
 VERDICTS = {"F": "may well be false", "T": "probably true", "O": "other meaning or no sense"}
 COLUMNS = ("candidate", "reads")
-HEADER = "\t".join(COLUMNS)
 KEY_LENGTH = 16
 
 
@@ -66,13 +66,7 @@ class NegativeReads:
 def parse_negative_reads(text: str, source: str) -> NegativeReads:
     """Read the TSV (comment lines start with #; a header names COLUMNS); refuse a malformed line."""
     reads: dict[str, tuple[str, ...]] = {}
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
-    if not lines or tuple(lines[0][1].split("\t")) != COLUMNS:
-        raise InputError(f"{source}: the first line that is not a comment must be the header {HEADER!r}")
-    for n, line in lines[1:]:
-        fields = line.split("\t")
-        if len(fields) != len(COLUMNS):
-            raise InputError(f"{source}:{n}: expected {len(COLUMNS)} tab-separated fields, got {len(fields)}")
+    for n, fields in tsv_rows(text, source, COLUMNS):
         key, joined = fields
         if len(key) != KEY_LENGTH or any(ch not in "0123456789abcdef" for ch in key):
             raise InputError(f"{source}:{n}: {key!r} is not a candidate digest ({KEY_LENGTH} hex digits)")
@@ -89,8 +83,4 @@ def parse_negative_reads(text: str, source: str) -> NegativeReads:
 @cache
 def load_negative_reads(path: Path = READS_PATH) -> NegativeReads:
     """The reads shipped with egqa (or another file of the same format)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the negative reads {path}: {exc}") from exc
-    return parse_negative_reads(text, str(path))
+    return parse_negative_reads(read_text(path, "negative reads"), str(path))
