@@ -711,13 +711,17 @@ def _filter_negatives(bundles_by_window: dict[int, list[Bundle]], lexicon: Lexic
     bundles = [b for w in sorted(bundles_by_window) for b in bundles_by_window[w]]
     items: list[CandidateInContext] = []
     owners: list[tuple[int, NegativeCandidate]] = []
+    # The predicate key and the candidate's digest are read by one filter each: computed only for it.
+    keyed, named = "stated_elsewhere" in config.negative_filters, "negative_read" in config.negative_filters
     for k, bundle in enumerate(bundles):
         for c in bundle.candidates:
             items.append(CandidateInContext(
                 predicate=c.predicate, positive=bundle.predicate, replaced=c.replaced, pos=c.pos, lemmas=c.lemmas,
-                lemma=c.lemma, synset=c.synset, key=predicate_key(c.predicate), pair_elsewhere=bundle.pair_elsewhere,
-                types=(bundle.subj_type, bundle.obj_type), window_heads=bundle.window_heads,
-                instance=negative_key(bundle.window, bundle.subj, bundle.obj, bundle.predicate, c.predicate)))
+                lemma=c.lemma, synset=c.synset, key=predicate_key(c.predicate) if keyed else "",
+                pair_elsewhere=bundle.pair_elsewhere, types=(bundle.subj_type, bundle.obj_type),
+                window_heads=bundle.window_heads,
+                instance=negative_key(bundle.window, bundle.subj, bundle.obj, bundle.predicate, c.predicate)
+                if named else ""))
             owners.append((k, c))
     inputs = FilterInputs(lexicon=lexicon, typed_pairs=typed_pairs, min_typed_pairs=config.min_typed_pairs,
                           lm_max_cosine=config.lm_max_cosine,
