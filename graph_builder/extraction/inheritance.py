@@ -8,7 +8,7 @@ from graph_builder.extraction.arguments import Argument, argument_of
 from graph_builder.extraction.frames import Frame, negating_determiner
 from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PERSON_TITLES,
+    COPULA_LEMMAS, INTENT_NOUNS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PERSON_TITLES,
     PLACE_LABELS, PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
 )
 
@@ -117,6 +117,11 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
             frame.controllers = [*head.controllers, head.lemma]
             return
         frame.slots += [Slot(s.arg, own_role) for s in _subject_slots(head) if s.role == "1"]
+        intent = INTENT_NOUNS.get(verb.head.lemma_.lower()) if verb.dep_ == "acl" else None
+        if intent is not None:
+            # "made an offer to buy Yahoo" -> offer__(buy.1,buy.2), as "offered to buy Yahoo": an act intended
+            frame.controllers = [*head.controllers, intent]
+            frame.words.add(verb.head)
 
 
 # Verbs of object control whose purpose clause is still their subject's: "left the ECB to teach at Harvard",

@@ -20,7 +20,7 @@ from graph_builder.extraction.inheritance import inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
 from graph_builder.extraction.slots import Slot, clean_lemma
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, NONVERIDICAL_VERBS, PREDICTION_VERBS, SPECULATION_NOUNS, SUBJECT_DEPS,
+    COPULA_LEMMAS, MODAL_AUXILIARIES, NONVERIDICAL_VERBS, PREDICTION_VERBS, SPECULATION_NOUNS, SUBJECT_DEPS,
 )
 
 __all__ = ["CONTROL_SEPARATOR", "NEGATION_PREFIX", "Frame", "Relation", "Slot", "clean_lemma", "frame_relations",
@@ -49,6 +49,10 @@ def sentence_frames(sent: Span) -> list[Frame]:
         inherit(frames[index], frames)
     kept = [f for f in [*frames.values(), *extra] if asserted(f.head)]
     for frame in kept:
+        modal = modal_of(frame.head)
+        if modal is not None:
+            frame.controllers = [MODAL_AUXILIARIES[modal.lower_], *frame.controllers]
+            frame.words.add(modal)
         marker = supposed_by(frame.head)
         if marker is not None:
             frame.controllers = [marker, *frame.controllers]
@@ -88,6 +92,25 @@ def supposed_by(token: Token) -> str | None:
                 and head.lemma_.lower() in SPECULATION_NOUNS and any(c.dep_ in SUBJECT_DEPS for c in t.children):
             return head.lemma_.lower()
     return None
+
+
+def modal_of(token: Token) -> Token | None:
+    """The modal auxiliary ("could", "may", "must", ...) of `token`'s clause, or of the clause whose open complement,
+    conjunct or purpose it is, or None: "Sanofi could announce a deal" -> could; "X may decide to sell Y and buy Z" ->
+    may for sell and buy; "X could renegotiate the terms to appease investors" -> could for appease. A conjunct or complement with an auxiliary of its own ("and will sell") is a clause of its
+    own; a denied "could" ("could not survive") is a past inability, read as before."""
+    t = token.head if token.pos_ in {"NOUN", "PROPN", "ADJ"} and token.dep_ in ARGUMENT_DEPS | {"acomp"} else token
+    while True:
+        auxiliaries = [c for c in t.children if c.dep_ in {"aux", "auxpass"} and c.lower_ != "to"]
+        modal = next((c for c in auxiliaries if c.lower_ in MODAL_AUXILIARIES), None)
+        if modal is not None:
+            denied = any(c.dep_ == "neg" for c in t.children)
+            return None if denied and modal.lower_ == "could" else modal
+        purpose = t.dep_ == "advcl" and any(c.dep_ == "aux" and c.lower_ == "to" for c in t.children)
+        if auxiliaries or (t.dep_ not in {"xcomp", "conj"} and not purpose) or t.head.i == t.i \
+                or t.head.pos_ not in {"VERB", "AUX"}:
+            return None
+        t = t.head
 
 
 def _clauses_up(token: Token) -> Iterator[Token]:

@@ -179,6 +179,30 @@ SPECULATION_NOUNS = frozenset({
     "doubt", "guess", "bet", "suggestion", "theory", "scenario", "risk", "danger", "threat", "view", "notion",
     "idea", "impression", "perception", "prediction", "forecast", "estimate",
 })
+# Modal auxiliaries: a clause under one states a possibility, permission or duty, not the act ("Sanofi could announce
+# a deal", "X may sell its stake", "X must pay damages"), and keeps the modal as its controller, as a verb of
+# prediction does: `could__(announce.1,announce.2)`. "will" and "would" are not here: a company's "will buy" and a
+# report's "said it would buy" announce the act; nor is "can", a present capacity ("Britain can export oil", "the
+# plant can make 100,000 cars a year"). A denied "could" ("could not survive") is a past inability, which states
+# the negated act as before.
+MODAL_AUXILIARIES: dict[str, str] = {"could": "could", "may": "may", "might": "might", "must": "must", "should": "should"}
+# Nouns of intent, offer or agreement whose to-infinitive names an act not yet done: "made an offer to buy Yahoo",
+# "unveiled a plan to cleanse toxic assets", "signed an agreement to sell the unit". The infinitive keeps the noun,
+# named as its verb where it has one, as its controller, so that the noun and the verb meet: "made an offer to buy
+# Yahoo" -> `offer__(buy.1,buy.2)` as "offered to buy Yahoo" gives (it used to read as a purchase), "signed an
+# agreement to sell" -> `agree__(sell.1,sell.2)`. Not "opportunity" or "chance": "took the opportunity to take a
+# shot at X" did it.
+INTENT_NOUNS: dict[str, str] = {
+    **{noun: noun for noun in (
+        "offer", "bid", "plan", "attempt", "effort", "deal", "pact", "accord", "contract", "pledge", "promise",
+        "option", "right", "approval", "permission", "licence", "license", "authority", "mandate", "request",
+        "call", "demand", "push", "campaign", "drive", "scheme", "initiative", "strategy", "ambition", "aim", "goal",
+        "target", "desire", "willingness", "readiness", "vow", "order", "motion", "bill", "legislation", "move",
+        "tender", "appeal", "petition", "lawsuit", "suit", "programme", "program", "project")},
+    "agreement": "agree", "proposal": "propose", "proposition": "propose", "decision": "decide",
+    "intention": "intend", "intent": "intend", "commitment": "commit", "refusal": "refuse", "threat": "threaten",
+    "invitation": "invite", "application": "apply", "authorization": "authorize", "authorisation": "authorize",
+}
 # Verbs by which a third party judges a plan or deal that others are to carry out: "shareholders approved a deal
 # to acquire Saab" does not make the shareholders acquire it, nor "Hollande supports Italy's proposal to use the
 # funds" make Hollande use them. Only their to-infinitive: a participle is the judge's own act ("Merkel criticized

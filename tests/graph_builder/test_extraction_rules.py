@@ -280,7 +280,9 @@ def test_a_with_phrase_set_off_after_the_object_is_no_participant(sentence: str)
 
 
 def test_no_plans_to_negates_the_planned_act() -> None:
-    assert ("freddie mac", "NEG__(raise.1,raise.2)", "capital") in _triples("Freddie Mac has no plans to raise more capital.")
+    # (since v11 the noun of intent is the act's controller, as "does not plan to raise" gives `NEG__plan__`)
+    assert ("freddie mac", "NEG__plan__(raise.1,raise.2)", "capital") in _triples(
+        "Freddie Mac has no plans to raise more capital.")
 
 
 def test_a_comparison_beside_an_amount_is_no_participant() -> None:
@@ -691,3 +693,47 @@ def test_a_list_whose_last_two_nouns_touch_modifies_the_last() -> None:
     assert not [t for t in triples if t[2] in {"maintenance", "repair", "operation"}]
     assert {("acme corp", "(sell.1,sell.2)", x) for x in ("shoe", "shirt", "hat")} <= _triples(
         "Acme Corp sells shoes, shirts and hats to Wal-Mart.")
+
+
+# --- extractor v11: modal clauses and the infinitives of nouns of intent -----------------------------------------
+
+@pytest.mark.parametrize(("sentence", "unstated", "expected"), [
+    # a modal clause states a possibility, permission or duty: the modal is kept as its controller
+    ("Sanofi could announce a takeover of Genzyme within weeks.",
+     ("sanofi", "(announce.1,announce.takeover.of.2)", "genzyme"),
+     ("sanofi", "could__(announce.1,announce.takeover.of.2)", "genzyme")),
+    ("Microsoft may buy Yahoo for $45 billion.", ("microsoft", "(buy.1,buy.2)", "yahoo"),
+     ("microsoft", "may__(buy.1,buy.2)", "yahoo")),
+    ("The Fed should shrink its balance sheet, analysts said.", ("fed", "(shrink.1,shrink.2)", "balance sheet"),
+     ("fed", "should__(shrink.1,shrink.2)", "balance sheet")),
+    # the open complement and the conjunct of a modal clause share its modal
+    ("Microsoft might decide to sell Skype and buy Yahoo.", ("microsoft", "decide__(buy.1,buy.2)", "yahoo"),
+     ("microsoft", "might__decide__(buy.1,buy.2)", "yahoo")),
+    # so does its purpose clause
+    ("Charles River could renegotiate the terms to appease investors.",
+     ("charles river", "(appease.1,appease.2)", "investor"), ("charles river", "could__(appease.1,appease.2)", "investor")),
+    # the infinitive of a noun of intent keeps the noun, named as its verb, as its controller
+    ("Microsoft made an offer to buy Yahoo.", ("microsoft", "(buy.1,buy.2)", "yahoo"),
+     ("microsoft", "offer__(buy.1,buy.2)", "yahoo")),
+    ("Microsoft signed an agreement to buy Yahoo.", ("microsoft", "(buy.1,buy.2)", "yahoo"),
+     ("microsoft", "agree__(buy.1,buy.2)", "yahoo")),
+    ("Timothy Geithner unveiled a plan to cleanse toxic assets.", ("timothy geithner", "(cleanse.1,cleanse.2)", "asset"),
+     ("timothy geithner", "plan__(cleanse.1,cleanse.2)", "asset")),
+    ("Microsoft has no plans to buy Yahoo.", ("microsoft", "NEG__(buy.1,buy.2)", "yahoo"),
+     ("microsoft", "NEG__plan__(buy.1,buy.2)", "yahoo")),
+])
+def test_a_modal_or_intended_act_keeps_its_controller(sentence: str, unstated: tuple[str, str, str],
+                                                      expected: tuple[str, str, str]) -> None:
+    triples = _triples(sentence)
+    assert unstated not in triples
+    assert expected in triples
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("Microsoft will buy Yahoo for $45 billion.", ("microsoft", "(buy.1,buy.2)", "yahoo")),  # an announced act
+    ("Microsoft said it would buy Yahoo.", ("microsoft", "(buy.1,buy.2)", "yahoo")),  # a report of one
+    ("Microsoft could not buy Yahoo.", ("microsoft", "NEG__(buy.1,buy.2)", "yahoo")),  # a past inability
+    ("Microsoft sold shares to raise cash for Yahoo.", ("microsoft", "(sell.1,sell.2)", "share")),
+])
+def test_will_would_and_a_denied_could_state_their_act(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
