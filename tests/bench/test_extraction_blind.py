@@ -58,3 +58,26 @@ def test_the_parser_read_holds_both_parsers_and_reproduces_the_docs_figures() ->
         counts[version] = (sum(b for _, b in per), sum(a for a, _ in per))
     assert counts == {"sm": (41, 50), "md": (46, 56)}
     assert all(set(t["in"]) <= {"sm", "md"} and t["in"] for t in sample["triples"])
+
+
+def test_the_v11_read_reproduces_the_docs_figures() -> None:
+    data = json.loads((BENCH / "data" / "extraction_blind.json").read_text())
+    read = next(r for r in data["reads"] if r["name"] == "s13")
+    (sample,) = read["samples"]
+    assert (sample["corpus"], sample["seed"], sample["n"]) == ("ding2014", 7171, 200)
+    per = blind.recorded(sample["triples"], "v11")
+    assert (sum(b for _, b in per), sum(a for a, _ in per)) == (111, 148)
+
+
+def test_the_v11_change_reads_give_the_docs_figures() -> None:
+    """Both annotators of what v11 changed: the v10 triples it restates under a controller, by rule, and kept ones."""
+    data = json.loads((BENCH / "data" / "extraction_diff_reads.json").read_text())
+    counts = {}
+    for name in ("d4-annotator1", "d4-annotator2"):
+        read = next(r for r in data["reads"] if r["name"] == name)
+        for t in read["triples"]:
+            assert set(t) == {"group", "rule_set", "triple", "v11", "stated"}
+        counts[name] = {rule: (sum(t["stated"] for t in read["triples"] if t["rule_set"] == rule),
+                               sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("M", "I", "K")}
+    assert counts == {"d4-annotator1": {"M": (4, 40), "I": (5, 30), "K": (30, 40)},
+                      "d4-annotator2": {"M": (4, 40), "I": (6, 30), "K": (29, 40)}}
