@@ -12,7 +12,8 @@ from graph_builder.extraction.slots import (
 )
 from graph_builder.extraction.words import (
     AGENT_NOUNS, AGENT_NOUN_ENDINGS, AMOUNT_LABELS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS,
-    HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS,
+    HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS, PAST_POST_WORDS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS,
+    PLACE_PREPOSITIONS, RANK_WORDS,
     RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS, SUBORDINATING_PREPOSITIONS,
     UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
 )
@@ -256,7 +257,7 @@ def _light_noun_slots(dobj: Token) -> list[Slot]:
     """`maintains relations with Y`: the object noun joins the predicate with its preposition."""
     if dobj.pos_ != "NOUN" or dobj.ent_type_:
         return []
-    noun = clean_lemma(dobj)
+    noun = post_lemma(dobj)
     if noun is None:
         return []
     measured = measured_noun(dobj)
@@ -297,6 +298,34 @@ def _place_pairs(dobj: Token, lemma: str) -> list[tuple[Slot, Slot]]:
     return [(obj, place) for obj in slots_for([dobj], "2") for place in places]
 
 
+def post_lemma(noun: Token) -> str | None:
+    """A noun's lemma as a predicate's, with the words before it that make it another post: "vice president" ->
+    `vice.president`, "deputy governor" -> `deputy.governor` (a deputy is not the governor)."""
+    lemma = clean_lemma(noun)
+    if lemma is None:
+        return None
+    ranks = [c.lower_ for c in noun.lefts if c.dep_ in {"compound", "amod", "nmod"} and c.lower_ in RANK_WORDS]
+    return ".".join([*ranks, lemma])
+
+
+def past_post(noun: Token) -> Token | None:
+    """The word that says a post is no longer held ("the former president", "ex-chairman"), or None."""
+    doc = noun.doc
+    if noun.i >= 2 and doc[noun.i - 1].text == "-" and doc[noun.i - 2].lower_ in PAST_POST_WORDS:
+        return doc[noun.i - 2]  # "ex-chairman", split by the tokenizer
+    return next((c for c in noun.lefts if c.dep_ in {"amod", "compound", "advmod"} and c.lower_ in PAST_POST_WORDS), None)
+
+
+def _post_frame(lemma: str, head: Token, post: Token, slots: list[Slot], words: set[Token], negations: int = 0) -> Frame:
+    """A post's frame; a post no longer held keeps the word that says so as its controller."""
+    frame = Frame(lemma, head, slots, negations, words=words)
+    past = past_post(post)
+    if past is not None:
+        frame.controllers = ["former"]  # "ex-chairman" and "former chairman" meet
+        frame.words.add(past)
+    return frame
+
+
 def copula_frames(copula: Token) -> list[Frame]:
     """`X is the treatment for Y` -> (treatment.for.1,treatment.for.2); `X is useful in Y` -> (useful.1,useful.in.2)."""
     subjects = slots_for([c for c in copula.children if c.dep_ == "nsubj"], "1")
@@ -305,7 +334,7 @@ def copula_frames(copula: Token) -> list[Frame]:
     frames = []
     for child in copula.children:
         if child.dep_ == "attr" and child.pos_ in {"NOUN", "PROPN"} and not child.ent_type_:
-            noun = clean_lemma(child)
+            noun = post_lemma(child)
             for prep in child.children:
                 marker = clean_lemma(prep) if prep.dep_ == "prep" else None
                 if noun is None or marker is None:
@@ -313,9 +342,8 @@ def copula_frames(copula: Token) -> list[Frame]:
                 lemma = f"{noun}.{marker}"
                 objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
                 dets = [d for d in child.children if d.dep_ == "det"]
-                frame = Frame(lemma, copula, subjects + objects, negations,
-                              words={*base_words, child, prep, *dets})
-                frames.append(frame)
+                frames.append(_post_frame(lemma, copula, child, subjects + objects, {*base_words, child, prep, *dets},
+                                          negations))
         elif child.dep_ == "acomp" and child.pos_ == "ADJ":
             adjective = clean_lemma(child)
             if adjective is None:
@@ -339,7 +367,7 @@ def copula_frames(copula: Token) -> list[Frame]:
 
 def apposition_frames(noun: Token) -> list[Frame]:
     """"Peter Fellner, economist at James Capel" -> (economist.at.1,economist.at.2), like a copula."""
-    lemma = clean_lemma(noun)
+    lemma = post_lemma(noun)
     anchor = argument_of(noun.head)
     plural_anchor = noun.head.tag_ in {"NNS", "NNPS"} or noun.head.dep_ == "conj" or \
         any(c.dep_ == "conj" for c in noun.head.children)
@@ -354,8 +382,7 @@ def apposition_frames(noun: Token) -> list[Frame]:
         if marker is None or marker in {"such", "including", "like"}:
             continue
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
-        frame = Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep})
-        frames.append(frame)
+        frames.append(_post_frame(f"{lemma}.{marker}", noun, noun, [Slot(anchor, "1"), *objects], {noun, prep}))
     return frames
 
 
@@ -372,9 +399,9 @@ def title_frames(name: Token) -> list[Frame]:
     title, only = name.head, None
     if title.ent_type_ and title.ent_type_ != "PERSON" and title.dep_ == "pobj" and title.head.dep_ == "prep":
         title, only = title.head.head, title.head  # the name hung on the organisation of the title's phrase
-    lemma = clean_lemma(title)
-    if lemma not in PERSON_TITLES or title.pos_ != "NOUN" or title.ent_type_ or title.tag_ != "NN":
+    if clean_lemma(title) not in PERSON_TITLES or title.pos_ != "NOUN" or title.ent_type_ or title.tag_ != "NN":
         return []
+    lemma = post_lemma(title)
     if title.dep_ == "appos":
         return []  # the post is another name's already: "X, chairman of Acme Inc, Y, chairman of Widget Inc"
     frames = []
@@ -383,7 +410,7 @@ def title_frames(name: Token) -> list[Frame]:
         if marker is None or marker in {"such", "including", "like"} or (only is not None and prep != only):
             continue
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
-        frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep}))
+        frames.append(_post_frame(f"{lemma}.{marker}", title, title, [Slot(anchor, "1"), *objects], {title, prep}))
     return frames
 
 
