@@ -12,9 +12,9 @@ from graph_builder.extraction.slots import (
 )
 from graph_builder.extraction.words import (
     AGENT_NOUNS, AGENT_NOUN_ENDINGS, AMOUNT_LABELS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS,
-    HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS, PAST_POST_WORDS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS,
-    PLACE_PREPOSITIONS, RANK_WORDS,
-    RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS, SUBORDINATING_PREPOSITIONS,
+    HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS,
+    RANK_WORDS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
+    SUBORDINATING_PREPOSITIONS,
     UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
 )
 
@@ -308,24 +308,6 @@ def post_lemma(noun: Token) -> str | None:
     return ".".join([*ranks, lemma])
 
 
-def past_post(noun: Token) -> Token | None:
-    """The word that says a post is no longer held ("the former president", "ex-chairman"), or None."""
-    doc = noun.doc
-    if noun.i >= 2 and doc[noun.i - 1].text == "-" and doc[noun.i - 2].lower_ in PAST_POST_WORDS:
-        return doc[noun.i - 2]  # "ex-chairman", split by the tokenizer
-    return next((c for c in noun.lefts if c.dep_ in {"amod", "compound", "advmod"} and c.lower_ in PAST_POST_WORDS), None)
-
-
-def _post_frame(lemma: str, head: Token, post: Token, slots: list[Slot], words: set[Token], negations: int = 0) -> Frame:
-    """A post's frame; a post no longer held keeps the word that says so as its controller."""
-    frame = Frame(lemma, head, slots, negations, words=words)
-    past = past_post(post)
-    if past is not None:
-        frame.controllers = ["former"]  # "ex-chairman" and "former chairman" meet
-        frame.words.add(past)
-    return frame
-
-
 def copula_frames(copula: Token) -> list[Frame]:
     """`X is the treatment for Y` -> (treatment.for.1,treatment.for.2); `X is useful in Y` -> (useful.1,useful.in.2)."""
     subjects = slots_for([c for c in copula.children if c.dep_ == "nsubj"], "1")
@@ -342,8 +324,8 @@ def copula_frames(copula: Token) -> list[Frame]:
                 lemma = f"{noun}.{marker}"
                 objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
                 dets = [d for d in child.children if d.dep_ == "det"]
-                frames.append(_post_frame(lemma, copula, child, subjects + objects, {*base_words, child, prep, *dets},
-                                          negations))
+                frames.append(Frame(lemma, copula, subjects + objects, negations,
+                                    words={*base_words, child, prep, *dets}))
         elif child.dep_ == "acomp" and child.pos_ == "ADJ":
             adjective = clean_lemma(child)
             if adjective is None:
@@ -382,7 +364,7 @@ def apposition_frames(noun: Token) -> list[Frame]:
         if marker is None or marker in {"such", "including", "like"}:
             continue
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
-        frames.append(_post_frame(f"{lemma}.{marker}", noun, noun, [Slot(anchor, "1"), *objects], {noun, prep}))
+        frames.append(Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep}))
     return frames
 
 
@@ -410,7 +392,7 @@ def title_frames(name: Token) -> list[Frame]:
         if marker is None or marker in {"such", "including", "like"} or (only is not None and prep != only):
             continue
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
-        frames.append(_post_frame(f"{lemma}.{marker}", title, title, [Slot(anchor, "1"), *objects], {title, prep}))
+        frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep}))
     return frames
 
 

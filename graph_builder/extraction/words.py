@@ -109,10 +109,6 @@ PERSON_TITLES = frozenset({
 # Words before a post that make it another post ("vice president", "deputy governor"): they join its predicate,
 # `(vice.president.of.1,vice.president.of.2)`, so a deputy is not read as the one they stand in for.
 RANK_WORDS = frozenset({"vice", "deputy", "assistant", "associate", "under"})
-# Words before a post that say it is no longer held ("the former president of X", "ex-chairman"): the post's relation
-# is kept under the controller `former__`: `former__(president.of.1,president.of.2)`.
-PAST_POST_WORDS = frozenset({"former", "ex", "onetime", "one-time", "erstwhile"})
-
 # Verbs that give their object a post ("named X chief executive", "appointed X governor of Y").
 APPOINTING_VERBS = frozenset({"name", "appoint", "reappoint", "elect", "reelect", "re-elect", "nominate", "renominate",
                               "make", "choose", "pick", "tap", "promote", "install", "select", "designate", "crown"})
