@@ -81,3 +81,11 @@ def test_the_v11_change_reads_give_the_docs_figures() -> None:
                                sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("M", "I", "K")}
     assert counts == {"d4-annotator1": {"M": (4, 40), "I": (5, 30), "K": (30, 40)},
                       "d4-annotator2": {"M": (4, 40), "I": (6, 30), "K": (29, 40)}}
+
+
+def test_the_post_read_gives_the_docs_figures() -> None:
+    data = json.loads((BENCH / "data" / "extraction_diff_reads.json").read_text())
+    read = next(r for r in data["reads"] if r["name"] == "d5")
+    counts = {rule: (sum(t["stated"] for t in read["triples"] if t["rule_set"] == rule),
+                     sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("R", "F", "K")}
+    assert counts == {"R": (4, 30), "F": (25, 30), "K": (26, 30)}
