@@ -324,8 +324,9 @@ def copula_frames(copula: Token) -> list[Frame]:
                 lemma = f"{noun}.{marker}"
                 objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
                 dets = [d for d in child.children if d.dep_ == "det"]
-                frames.append(Frame(lemma, copula, subjects + objects, negations,
-                                    words={*base_words, child, prep, *dets}))
+                frame = Frame(lemma, copula, subjects + objects, negations,
+                              words={*base_words, child, prep, *dets})
+                frames.append(frame)
         elif child.dep_ == "acomp" and child.pos_ == "ADJ":
             adjective = clean_lemma(child)
             if adjective is None:
@@ -364,7 +365,8 @@ def apposition_frames(noun: Token) -> list[Frame]:
         if marker is None or marker in {"such", "including", "like"}:
             continue
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
-        frames.append(Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep}))
+        frame = Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep})
+        frames.append(frame)
     return frames
 
 

@@ -8,8 +8,8 @@ from graph_builder.extraction.arguments import Argument, argument_of
 from graph_builder.extraction.frames import Frame, negating_determiner
 from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, INTENT_NOUNS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS, PERSON_TITLES,
-    PLACE_LABELS, PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
+    COPULA_LEMMAS, INTENT_NOUNS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS,
+    PERSON_TITLES, PLACE_LABELS, PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
 )
 
 

@@ -97,8 +97,9 @@ def supposed_by(token: Token) -> str | None:
 def modal_of(token: Token) -> Token | None:
     """The modal auxiliary ("could", "may", "must", ...) of `token`'s clause, or of the clause whose open complement,
     conjunct or purpose it is, or None: "Sanofi could announce a deal" -> could; "X may decide to sell Y and buy Z" ->
-    may for sell and buy; "X could renegotiate the terms to appease investors" -> could for appease. A conjunct or complement with an auxiliary of its own ("and will sell") is a clause of its
-    own; a denied "could" ("could not survive") is a past inability, read as before."""
+    may for sell and buy; "X could renegotiate the terms to appease investors" -> could for appease. A conjunct or
+    complement with an auxiliary of its own ("and will sell") is a clause of its own; a denied "could" ("could not
+    survive") is a past inability, read as before."""
     t = token.head if token.pos_ in {"NOUN", "PROPN", "ADJ"} and token.dep_ in ARGUMENT_DEPS | {"acomp"} else token
     while True:
         auxiliaries = [c for c in t.children if c.dep_ in {"aux", "auxpass"} and c.lower_ != "to"]
