@@ -99,14 +99,14 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         # "ESA said, showing images"; "sold shares to raise cash"; "signed a contract to acquire aircraft":
         # the open clause's understood subject is the subject of the verb it hangs on.
         if verb.dep_ == "acl":
-            if verb.head.dep_ != "dobj" or not _has_to(verb):
+            if verb.head.dep_ != "dobj" or not has_to(verb):
                 return
             head = frames.get(verb.head.head.i)
             no = negating_determiner(verb.head)
             if no is not None:  # "has no plans to raise capital" states that it will not raise it
                 frame.negations += 1
                 frame.words.add(no)
-        if head is None or (head.lemma in JUDGING_VERBS and _has_to(verb)):
+        if head is None or (head.lemma in JUDGING_VERBS and has_to(verb)):
             return  # "shareholders approved a deal to acquire Saab": the deal's parties are not the judges
         own_role = "2" if frame.passive else "1"
         doers = _controlled_objects(head, verb) if verb.dep_ == "advcl" else []
@@ -133,7 +133,7 @@ def _controlled_objects(head: Frame, clause: Token) -> list[Slot]:
     """The objects of a verb of object control that can act (a person or an organisation, by name or by a noun of
     post), standing before the to-infinitive the parser hangs on the verb as a purpose clause."""
     verb = head.lemma.split(".")[0]
-    if head.passive or verb not in OBJECT_CONTROL_VERBS or verb in OWN_PURPOSE_VERBS or not _has_to(clause):
+    if head.passive or verb not in OBJECT_CONTROL_VERBS or verb in OWN_PURPOSE_VERBS or not has_to(clause):
         return []
     return [s for s in head.slots if s.role == "2" and s.arg.head.i < clause.i
             and (s.arg.type in {"person", "organization"}
@@ -159,7 +159,7 @@ def _copula_subject_shared(verb: Token) -> bool:
     """A verb coordinated with a copula ("X is ... but has ..."), or its to-infinitive ("X is to maintain ..."), shares
     the copula's subject, unless that subject names a purpose ("the plan is to buy Y": the plan buys nothing)."""
     copula = verb.head
-    if copula.pos_ != "AUX" or copula.lemma_ not in COPULA_LEMMAS or (verb.dep_ == "xcomp" and not _has_to(verb)):
+    if copula.pos_ != "AUX" or copula.lemma_ not in COPULA_LEMMAS or (verb.dep_ == "xcomp" and not has_to(verb)):
         return False
     if copula.dep_ == "relcl":
         return False  # "X, whose brand is the top seller, controls half the market": the parser's conjunct is X's verb
@@ -184,10 +184,11 @@ def _pronoun_fits(pronoun: Token, noun: Argument) -> bool:
 
 def _is_open_clause(verb: Token) -> bool:
     """A subjectless participle or to-infinitive clause."""
-    return verb.tag_ == "VBG" or any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+    return verb.tag_ == "VBG" or has_to(verb)
 
 
-def _has_to(verb: Token) -> bool:
+def has_to(verb: Token) -> bool:
+    """The verb has its infinitive's "to"."""
     return any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
 
 
@@ -200,10 +201,10 @@ def _conjunct_controllers(verb: Token, head: Frame, frames: dict[int, Frame]) ->
     own_aux = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.lower_ != "to"]
     if own_aux or verb.tag_ in {"VBD", "VBZ", "VBP"}:
         return []
-    if _has_to(verb):
+    if has_to(verb):
         node = head.head
         while node.dep_ in {"xcomp", "conj"} and node.head.i != node.i:
-            if _has_to(node) and node.i in frames:
+            if has_to(node) and node.i in frames:
                 return list(frames[node.i].controllers)
             node = node.head
     return list(head.controllers)

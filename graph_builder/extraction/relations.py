@@ -16,7 +16,7 @@ from spacy.tokens import Span, Token
 from graph_builder.extraction.frames import (
     Frame, apposition_frames, copula_frames, nominal_frames, title_frames, verb_frame,
 )
-from graph_builder.extraction.inheritance import inherit
+from graph_builder.extraction.inheritance import has_to, inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
 from graph_builder.extraction.slots import Slot, clean_lemma
 from graph_builder.extraction.words import (
@@ -107,7 +107,7 @@ def modal_of(token: Token) -> Token | None:
         if modal is not None:
             denied = any(c.dep_ == "neg" for c in t.children)
             return None if denied and modal.lower_ == "could" else modal
-        purpose = t.dep_ == "advcl" and any(c.dep_ == "aux" and c.lower_ == "to" for c in t.children)
+        purpose = t.dep_ == "advcl" and has_to(t)
         if auxiliaries or (t.dep_ not in {"xcomp", "conj"} and not purpose) or t.head.i == t.i \
                 or t.head.pos_ not in {"VERB", "AUX"}:
             return None
