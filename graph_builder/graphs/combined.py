@@ -36,8 +36,9 @@ FEATURES_VERSION = "egqa.combined_features.v1"  # phi(s) = (s, ln(s + LOG_FLOOR)
 LOG_FLOOR = 1e-12
 FEATURES_PER_COMPONENT = 3
 # The components fitted when none are named: the default scorer before combination and the link-prediction
-# measure, which scores the most pairs (two components matched four on the 2006-2013 benchmark, docs/results.md).
-DEFAULT_COMPONENTS = ("binc_clean+smooth+lm+dir", "binc_lp")
+# measure, which scores the most pairs (two components matched four on the 2006-2013 benchmark, docs/results.md;
+# at extractor v11 the default with `+act` beside plain binc_lp did best held out).
+DEFAULT_COMPONENTS = ("binc_clean+smooth+act+lm+dir", "binc_lp")
 DEFAULT_C = 1.0  # inverse L2 strength of the logistic regression (scikit-learn's default)
 
 

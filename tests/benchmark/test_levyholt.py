@@ -121,6 +121,7 @@ def test_lm_rows_smoothing_raises_coverage_and_lm_cosine_is_symmetric(tmp_path: 
                              encoder=encoder)
     by = {r["measure"]: r for r in rows}
     graph_rows = {"binc", "cos", "binc+smooth", "cos+smooth"}
+    graph_rows |= {f"{r}+act" for r in graph_rows}
     undirected = graph_rows | {f"{r}+lm" for r in graph_rows} | {"lm_cosine"}
     assert set(by) == undirected | {f"{r}+dir" for r in undirected} | {"exact"}
     # +lm: every readable pair gets a score (the LM's where the graph has none), the graph's rows unchanged.

@@ -134,7 +134,8 @@ def test_levyholt_scores_every_measure_of_the_set_side_by_side(built: tuple[Path
         (tmp_path / name).mkdir()
         (tmp_path / name / f"{name}_rels.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = evaluate_levyholt(gs, tmp_path, ("rels",), tmp_path / "pr.png")
-    offered = [*gs.measures, "exact", *(f"{m}+dir" for m in gs.measures)]
+    acts = [f"{m}+act" for m in gs.measures]
+    offered = [*gs.measures, "exact", *acts, *(f"{m}+dir" for m in [*gs.measures, *acts])]
     assert {(r["set"], r["measure"]) for r in rows} == {(s, m) for s in ("dev", "dev_dir") for m in offered}
     by = {(r["set"], r["measure"]): r for r in rows}
     assert by[("dev", "binc_clean")]["coverage"] >= 0.5  # every True pair is an edge of the set

