@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from spacy.tokens import Span, Token
 
 from graph_builder.extraction.frames import (
-    Frame, apposition_frames, copula_frames, nominal_frames, title_frames, verb_frame,
+    Frame, apposition_frames, copula_frames, negating_determiner, nominal_frames, title_frames, verb_frame,
 )
 from graph_builder.extraction.inheritance import has_to, inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
@@ -55,7 +55,11 @@ def sentence_frames(sent: Span) -> list[Frame]:
             frame.words.add(modal)
         marker = supposed_by(frame.head)
         if marker is not None:
-            frame.controllers = [marker, *frame.controllers]
+            frame.controllers = [marker.lemma_.lower(), *frame.controllers]
+            denial = denial_of(marker)
+            if denial is not None:  # "analysts do not expect X will buy Y": NEG__expect__(buy.1,buy.2)
+                frame.negations += 1
+                frame.words.add(denial)
     return kept
 
 
@@ -78,20 +82,28 @@ def asserted(token: Token) -> bool:
                    for t in _clauses_up(token))
 
 
-def supposed_by(token: Token) -> str | None:
+def supposed_by(token: Token) -> Token | None:
     """The verb of prediction or belief, or the noun of supposition, whose finite clause holds `token`'s clause
-    ("the IMF expects the Fed will trim" -> `expect`; "speculation that X would bid" -> `speculation`), or None. It
-    becomes the relation's controller, as "X is expected to trim" gives `expect__`: the act is expected, not
+    ("the IMF expects the Fed will trim" -> expects; "speculation that X would bid" -> speculation), or None. Its
+    lemma becomes the relation's controller, as "X is expected to trim" gives `expect__`: the act is expected, not
     reported."""
     for t in _clauses_up(token):
         head = t.head
         if t.dep_ == "ccomp" and t.i > head.i and head.pos_ in {"VERB", "AUX"} \
                 and head.lemma_.lower() in PREDICTION_VERBS:
-            return head.lemma_.lower()
+            return head
         if t.dep_ in {"acl", "ccomp"} and t.i > head.i and head.pos_ == "NOUN" \
                 and head.lemma_.lower() in SPECULATION_NOUNS and any(c.dep_ in SUBJECT_DEPS for c in t.children):
-            return head.lemma_.lower()
+            return head
     return None
+
+
+def denial_of(marker: Token) -> Token | None:
+    """The word that denies a verb of prediction ("do not expect", "don't think") or a noun of supposition ("no
+    expectation that"), or None: the prediction is then of the act not happening."""
+    if marker.pos_ == "NOUN":
+        return negating_determiner(marker)
+    return next((c for c in marker.children if c.dep_ == "neg"), None)
 
 
 def modal_of(token: Token) -> Token | None:

@@ -759,3 +759,28 @@ def test_will_would_and_a_denied_could_state_their_act(sentence: str, expected: 
 def test_a_post_keeps_its_rank(sentence: str, unstated: tuple[str, str, str],
                              expected: tuple[str, str, str]) -> None:
     _assert_read_as(sentence, unstated, expected)
+
+
+# --- extractor v12: a denied prediction is the prediction of the act's absence -------------------------------------
+
+@pytest.mark.parametrize(("sentence", "unstated", "expected"), [
+    ("Analysts don't believe Google will buy Motorola.", ("google", "believe__(buy.1,buy.2)", "motorola"),
+     ("google", "NEG__believe__(buy.1,buy.2)", "motorola")),
+    ("Stover said he does not expect Mulally to stay at Ford.", ("mulally", "expect__(stay.1,stay.at.2)", "ford"),
+     ("mulally", "NEG__expect__(stay.1,stay.at.2)", "ford")),
+    ("The IMF does not expect the Fed will trim its bond buying.", ("fed", "expect__(trim.1,trim.2)", "bond buying"),
+     ("fed", "NEG__expect__(trim.1,trim.2)", "bond buying")),
+    # a noun of supposition denied by "no"
+    ("There is no expectation that Google will buy Motorola.", ("google", "expectation__(buy.1,buy.2)", "motorola"),
+     ("google", "NEG__expectation__(buy.1,buy.2)", "motorola")),
+])
+def test_a_denied_prediction_is_negated(sentence: str, unstated: tuple[str, str, str],
+                                        expected: tuple[str, str, str]) -> None:
+    _assert_read_as(sentence, unstated, expected)
+
+
+def test_a_prediction_not_denied_keeps_its_act_unnegated() -> None:
+    assert ("google", "expect__(buy.1,buy.2)", "motorola") in _triples("Analysts expect Google will buy Motorola.")
+    # a denied act under an affirmed prediction stays negated once
+    assert ("google", "NEG__expect__(buy.1,buy.2)", "motorola") in _triples(
+        "Analysts expect Google will not buy Motorola.")
