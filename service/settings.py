@@ -25,7 +25,7 @@ class Settings(BaseSettings):
     store_url: str = Field("sqlite:///out/demo/evidence.db", description="Evidence store URL (sqlite:///path or http(s)://host:port[,host:port...][/prefix][?replicas=n]).")
     default_scorer: str | None = Field(None, description="Scorer when a request names none (default: the best measured that "
                                                  "the installation offers: binc_clean+smooth+act+lm+dir, binc+act+lm+dir, "
-                                                 "binc_clean+smooth+act, else the graphs' default, binc).")
+                                                 "binc_clean+smooth+act, binc+act, else the graphs' default).")
     threshold: float = Field(0.05, ge=0.0, le=1.0, allow_inf_nan=False, description="Score at or above which the answer is true "
                              "(the combined scorer uses the threshold fitted with it).")
     window_days: int = Field(3, ge=1, description="Context window length the store was indexed with.")

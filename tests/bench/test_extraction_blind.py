@@ -89,3 +89,19 @@ def test_the_post_read_gives_the_docs_figures() -> None:
     counts = {rule: (sum(t["stated"] for t in read["triples"] if t["rule_set"] == rule),
                      sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("R", "F", "K")}
     assert counts == {"R": (4, 30), "F": (25, 30), "K": (26, 30)}
+
+
+def test_the_purpose_clause_read_gives_the_docs_figures() -> None:
+    """Both annotators of a trial rule not adopted: purpose clauses under the verb they hang on, and kept triples."""
+    data = json.loads((BENCH / "data" / "extraction_diff_reads.json").read_text())
+    counts = {}
+    for name in ("d6-annotator1", "d6-annotator2"):
+        read = next(r for r in data["reads"] if r["name"] == name)
+        for t in read["triples"]:
+            assert set(t) == {"group", "rule_set", "triple", "trial", "stated"}
+        counts[name] = {rule: (sum(t["stated"] for t in read["triples"] if t["rule_set"] == rule),
+                               sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("P", "K")}
+    assert counts == {"d6-annotator1": {"P": (18, 40), "K": (24, 30)}, "d6-annotator2": {"P": (17, 40), "K": (24, 30)}}
+    one, two = (next(r for r in data["reads"] if r["name"] == n)["triples"] for n in ("d6-annotator1", "d6-annotator2"))
+    assert [t["triple"] for t in one] == [t["triple"] for t in two]
+    assert sum(a["stated"] == b["stated"] for a, b in zip(one, two)) == 69

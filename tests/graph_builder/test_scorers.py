@@ -37,7 +37,7 @@ def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet
     plain = build_scorers(graphs)
     acts = [f"{m}+act" for m in graphs.measures]
     assert list(plain) == [*graphs.measures, "exact", *acts, *(f"{m}+dir" for m in [*graphs.measures, *acts])]
-    assert plain.default == graphs.default_measure
+    assert plain.default == f"{graphs.default_measure}+act"
     # Without the model, every LM scorer is named as unavailable (not unknown), the reason without a path.
     for name in ("lm_cosine", "binc+smooth", "binc+lm", "binc+smooth+lm", "binc+smooth+act", "binc+act+lm"):
         with pytest.raises(InputError, match=rf"scorer '{name.replace('+', '[+]')}' is unavailable: the "
@@ -150,7 +150,8 @@ def test_a_wrapped_name_is_taken_apart_by_the_registry(graphs: GraphSet) -> None
 
 
 def test_the_default_is_the_best_measured_scorer_the_installation_offers(graphs: GraphSet) -> None:
-    assert build_scorers(graphs).default == graphs.default_measure == "binc"  # no model: the graphs' own
+    assert build_scorers(graphs).default == "binc+act"  # no model: the graphs' own measure, reading acts back
+    assert build_scorers(graphs, measures=["cos"]).default == "cos"  # without binc: the first measure offered
     with_model = build_scorers(graphs, encoder=FakeEncoder())
     assert with_model.default == ("binc_clean+smooth+act+lm+dir" if graphs.embeddings is not None
                                   else "binc+act+lm+dir")
