@@ -66,7 +66,9 @@ def test_ask_by_text_shows_the_answer_the_reading_and_why(tab: Tab, web_url: str
     assert first_item.locator("mark.pred").all_inner_texts() == ["acquired"]
     assert f"article {best['article_id']}, {best['date']}" in first_item.inner_text()
     assert first_item.locator(".edge").inner_text().startswith(
-        f"edge {best['predicate']} → (buy.1,buy.2), score {best['score']:.3f}, match {best['match']}")
+        f"edge {best['predicate']} → (buy.1,buy.2), score {best['score']:.3f}, match {best['match']} (")
+    meaning = first_item.locator(".match-meaning").inner_text().strip()  # what the match kind means, in words
+    assert meaning.startswith("(") and meaning.endswith(")") and len(meaning) > 10
     # The same pair under every graph scorer, as GET /v1/entailment gives it.
     scores = api(web_url, "/v1/entailment", premise=best["predicate"], hypothesis="(buy.1,buy.2)",
                  types="organization#organization").json()["scores"]

@@ -43,6 +43,20 @@ function svgEl(tag, attrs, ...children) {
 }
 
 const fmt = (x) => (typeof x === "number" ? x.toFixed(3) : String(x));
+// What each match kind of a piece of evidence means (docs/metrics-and-scorers.md).
+const MATCH_MEANINGS = {
+  exact: "the proposition's own predicate",
+  typed: "an edge of the typed graph",
+  fuzzy: "an edge of the same predicate under other modifiers",
+  smoothed: "through the nearest graph nodes of an unseen premise",
+  backoff: "the mean over the other type pairs' graphs",
+  act: "a planned or possible act, read as the act at a discount: it ranks, it never answers yes alone",
+  antonym: "it says the opposite: scored 0",
+  reversed: "the same predicate with the arguments the other way around: scored 0",
+  lm_cosine: "how alike the sentence and the proposition read",
+  lm_backoff: "no edge scored; sentence likeness ranks it, it never answers yes",
+  none: "no edge",
+};
 const setStatus = (text) => { $("status").textContent = text; };
 
 function showError(error) {
@@ -293,7 +307,9 @@ function renderWhy(a) {
       el("blockquote", {}, highlighted(e.sentence, [e.subject_text || e.subject, e.object_text || e.object], e.predicate_text)),
       el("p", { class: "muted" }, `article ${e.article_id}, ${e.date}`, e.aligned ? "" : " (arguments in the other order)"),
       el("p", { class: "edge" }, "edge ", el("code", { text: e.predicate }), " → ", el("code", { text: h.predicate }),
-        `, score ${fmt(e.score)}, match `, el("strong", { class: "match", text: e.match }), " ",
+        `, score ${fmt(e.score)}, match `, el("strong", { class: "match", text: e.match }),
+        MATCH_MEANINGS[e.match] ? el("span", { class: "match-meaning muted", text: ` (${MATCH_MEANINGS[e.match]})` }) : null,
+        " ",
         el("button", { type: "button", class: "link", text: `walk from ${e.predicate}`,
                        onclick: () => walkTo(e.predicate, typesOf(h), null, true) })),
       measures);
