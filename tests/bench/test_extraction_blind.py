@@ -71,37 +71,39 @@ def test_the_v11_read_reproduces_the_docs_figures() -> None:
 
 def test_the_v11_change_reads_give_the_docs_figures() -> None:
     """Both annotators of what v11 changed: the v10 triples it restates under a controller, by rule, and kept ones."""
-    data = json.loads((BENCH / "data" / "extraction_diff_reads.json").read_text())
     counts = {}
     for name in ("d4-annotator1", "d4-annotator2"):
-        read = next(r for r in data["reads"] if r["name"] == name)
-        for t in read["triples"]:
+        triples = _diff_read(name)
+        for t in triples:
             assert set(t) == {"group", "rule_set", "triple", "v11", "stated"}
-        counts[name] = {rule: (sum(t["stated"] for t in read["triples"] if t["rule_set"] == rule),
-                               sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("M", "I", "K")}
+        counts[name] = _stated_by_rule(triples, ("M", "I", "K"))
     assert counts == {"d4-annotator1": {"M": (4, 40), "I": (5, 30), "K": (30, 40)},
                       "d4-annotator2": {"M": (4, 40), "I": (6, 30), "K": (29, 40)}}
 
 
 def test_the_post_read_gives_the_docs_figures() -> None:
-    data = json.loads((BENCH / "data" / "extraction_diff_reads.json").read_text())
-    read = next(r for r in data["reads"] if r["name"] == "d5")
-    counts = {rule: (sum(t["stated"] for t in read["triples"] if t["rule_set"] == rule),
-                     sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("R", "F", "K")}
+    counts = _stated_by_rule(_diff_read("d5"), ("R", "F", "K"))
     assert counts == {"R": (4, 30), "F": (25, 30), "K": (26, 30)}
 
 
 def test_the_purpose_clause_read_gives_the_docs_figures() -> None:
     """Both annotators of a trial rule not adopted: purpose clauses under the verb they hang on, and kept triples."""
-    data = json.loads((BENCH / "data" / "extraction_diff_reads.json").read_text())
-    counts = {}
-    for name in ("d6-annotator1", "d6-annotator2"):
-        read = next(r for r in data["reads"] if r["name"] == name)
-        for t in read["triples"]:
-            assert set(t) == {"group", "rule_set", "triple", "trial", "stated"}
-        counts[name] = {rule: (sum(t["stated"] for t in read["triples"] if t["rule_set"] == rule),
-                               sum(t["rule_set"] == rule for t in read["triples"])) for rule in ("P", "K")}
+    one, two = _diff_read("d6-annotator1"), _diff_read("d6-annotator2")
+    for t in [*one, *two]:
+        assert set(t) == {"group", "rule_set", "triple", "trial", "stated"}
+    counts = {"d6-annotator1": _stated_by_rule(one, ("P", "K")), "d6-annotator2": _stated_by_rule(two, ("P", "K"))}
     assert counts == {"d6-annotator1": {"P": (18, 40), "K": (24, 30)}, "d6-annotator2": {"P": (17, 40), "K": (24, 30)}}
-    one, two = (next(r for r in data["reads"] if r["name"] == n)["triples"] for n in ("d6-annotator1", "d6-annotator2"))
     assert [t["triple"] for t in one] == [t["triple"] for t in two]
     assert sum(a["stated"] == b["stated"] for a, b in zip(one, two)) == 69
+
+
+def _diff_read(name: str) -> list[dict[str, object]]:
+    """The verdicts of one read of bench/data/extraction_diff_reads.json."""
+    data = json.loads((BENCH / "data" / "extraction_diff_reads.json").read_text())
+    return next(r for r in data["reads"] if r["name"] == name)["triples"]  # type: ignore[no-any-return]
+
+
+def _stated_by_rule(triples: list[dict[str, object]], rules: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """Per rule set: (triples read as stated, triples read)."""
+    return {rule: (sum(bool(t["stated"]) for t in triples if t["rule_set"] == rule),
+                   sum(t["rule_set"] == rule for t in triples)) for rule in rules}
