@@ -12,7 +12,10 @@ the hypothesis seen in more triples, then by name), shuffles the two groups toge
 
 `judge` scores a filled sample.tsv: plausible share per group with Wilson 95% intervals, and the difference
 added - kept with Newcombe's hybrid score interval (Newcombe 1998, method 10). "Without adding noise" reads as
-an interval for the difference that covers 0 and a point estimate near it.
+an interval for the difference that covers 0 and a point estimate near it. Since a node's support (its triples)
+decides much of how plausible its best edge reads, `judge` also compares the groups at equal support: the shares
+per band of the premise's triple count (SUPPORT_BANDS), and the Mantel-Haenszel risk difference over the bands
+(weights n_added * n_kept / n per band; Rothman, Modern Epidemiology, ch. 15) with a stratified bootstrap interval.
 
 Usage: python bench/edge_read.py sample NEW_GRAPHS --baseline OLD_GRAPHS [--measure binc] [--n 40] [--seed 7]
            --out DIR
@@ -43,6 +46,8 @@ from graph_builder.graphs.graphset import GraphSet, lookup_scores  # noqa: E402
 SAMPLE_FILE = "sample.tsv"
 KEY_FILE = "key.jsonl"
 GROUPS = ("added", "kept")
+SUPPORT_BANDS = (4, 8, 16)  # lower bounds of the premise triple-count bands after the first: 1-3, 4-7, 8-15, 16+
+BOOTSTRAP_RESAMPLES = 2000
 
 
 @dataclass(frozen=True)
@@ -128,15 +133,64 @@ def newcombe(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
             p1 - p2 + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
 
 
+def support_band(count: int) -> str:
+    """The band of a premise's triple count: '1-3', '4-7', '8-15' or '16+'."""
+    lows = (1, *SUPPORT_BANDS)
+    for low, high in zip(lows, (*SUPPORT_BANDS, None), strict=True):
+        if high is None or count < high:
+            return f"{low}+" if high is None else f"{low}-{high - 1}"
+    raise AssertionError("unreachable")
+
+
+Cells = dict[str, dict[str, tuple[int, int]]]  # band -> group -> (plausible, judged)
+
+
+def mantel_haenszel_difference(cells: Cells) -> float:
+    """Mantel-Haenszel risk difference added - kept over the bands: sum w (p_added - p_kept) / sum w, with
+    w = n_added * n_kept / (n_added + n_kept); a band missing either group weighs 0."""
+    num = den = 0.0
+    for by_group in cells.values():
+        (ka, na), (kk, nk) = by_group.get("added", (0, 0)), by_group.get("kept", (0, 0))
+        if na and nk:
+            w = na * nk / (na + nk)
+            num += w * (ka / na - kk / nk)
+            den += w
+    if den == 0:
+        raise InputError("no support band holds verdicts of both groups")
+    return num / den
+
+
+def stratified_interval(cells: Cells, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0,
+                        level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of the Mantel-Haenszel difference, each (band, group) cell's verdicts resampled with
+    replacement at its own size (a binomial draw at the cell's share)."""
+    rng = np.random.default_rng(seed)
+    keys = [(band, group) for band, by_group in sorted(cells.items()) for group in sorted(by_group)]
+    n = np.array([cells[b][g][1] for b, g in keys])
+    p = np.array([cells[b][g][0] / cells[b][g][1] if cells[b][g][1] else 0.0 for b, g in keys])
+    draws = rng.binomial(n, p, size=(resamples, len(keys)))
+    estimates = []
+    for row in draws:
+        resampled: Cells = {}
+        for (band, group), k, size in zip(keys, row, n, strict=True):
+            resampled.setdefault(band, {})[group] = (int(k), int(size))
+        estimates.append(mantel_haenszel_difference(resampled))
+    tail = (1 - level) / 2
+    low, high = np.quantile(estimates, [tail, 1 - tail])
+    return float(low), float(high)
+
+
 def judge(folder: Path) -> dict[str, object]:
-    """Plausible share per group and the added - kept difference, from a filled sample.tsv."""
-    groups: dict[str, str] = {}
+    """Plausible share per group and the added - kept difference, from a filled sample.tsv; the same per band of
+    premise support, and the difference at equal support."""
+    keyed: dict[str, tuple[str, str]] = {}  # item -> (group, support band)
     with (folder / KEY_FILE).open("rb") as handle:
         for line in handle:
             if line.strip():
                 record = orjson.loads(line)
-                groups[record["item"]] = record["group"]
+                keyed[record["item"]] = (record["group"], support_band(int(record["premise_count"])))
     counts = {g: [0, 0] for g in GROUPS}
+    cells: dict[str, dict[str, list[int]]] = {}
     with (folder / SAMPLE_FILE).open(encoding="utf-8", newline="") as handle:
         for number, row in enumerate(csv.DictReader(handle, delimiter="\t"), 2):
             value = (row.get("plausible") or "").strip().lower()
@@ -144,16 +198,29 @@ def judge(folder: Path) -> dict[str, object]:
                 continue
             if value not in ("y", "n"):
                 raise InputError(f"{folder / SAMPLE_FILE}:{number}: plausible must be y or n, got {value!r}")
-            if row["item"] not in groups:
+            if row["item"] not in keyed:
                 raise InputError(f"{folder / SAMPLE_FILE}:{number}: item {row['item']!r} not in {KEY_FILE}")
-            counts[groups[row["item"]]][0] += value == "y"
-            counts[groups[row["item"]]][1] += 1
+            group, band = keyed[row["item"]]
+            for tally in (counts[group], cells.setdefault(band, {}).setdefault(group, [0, 0])):
+                tally[0] += value == "y"
+                tally[1] += 1
     if any(n == 0 for _, n in counts.values()):
         raise InputError(f"{folder / SAMPLE_FILE}: every group needs at least one verdict, got {counts}")
     result: dict[str, object] = {g: {"plausible": k, "judged": n, "share": k / n, "ci": wilson(k, n)}
                                  for g, (k, n) in counts.items()}
     (ka, na), (kk, nk) = counts["added"], counts["kept"]
     result["added_minus_kept"] = {"difference": ka / na - kk / nk, "ci": newcombe(ka, na, kk, nk)}
+    frozen: Cells = {band: {g: (k, n) for g, (k, n) in by_group.items()} for band, by_group in cells.items()}
+    in_order = sorted(frozen.items(), key=lambda item: int(item[0].split("-")[0].rstrip("+")))
+    result["by_support"] = {band: {g: {"plausible": k, "judged": n} for g, (k, n) in sorted(by_group.items())}
+                            for band, by_group in in_order}
+    try:
+        result["added_minus_kept_equal_support"] = {
+            "difference": mantel_haenszel_difference(frozen), "ci": stratified_interval(frozen),
+            "method": f"Mantel-Haenszel over premise-support bands, stratified bootstrap "
+                      f"({BOOTSTRAP_RESAMPLES}, seed 0)"}
+    except InputError:
+        result["added_minus_kept_equal_support"] = None  # no band holds both groups
     return result
 
 
@@ -188,6 +255,15 @@ def main() -> None:
             d = result["added_minus_kept"]
             assert isinstance(d, dict)
             print(f"added - kept {100 * d['difference']:+.0f} points [{100 * d['ci'][0]:+.0f}, {100 * d['ci'][1]:+.0f}]")
+            by_support = result["by_support"]
+            assert isinstance(by_support, dict)
+            for band, by_group in by_support.items():
+                shares = "  ".join(f"{g} {c['plausible']}/{c['judged']}" for g, c in by_group.items())
+                print(f"  premise support {band:>5}: {shares}")
+            equal = result["added_minus_kept_equal_support"]
+            if isinstance(equal, dict):
+                print(f"added - kept at equal support {100 * equal['difference']:+.0f} points "
+                      f"[{100 * equal['ci'][0]:+.0f}, {100 * equal['ci'][1]:+.0f}] ({equal['method']})")
     except InputError as exc:
         sys.exit(f"error: {exc}")
 

@@ -90,10 +90,49 @@ def test_an_unjudged_group_is_an_input_error(two_builds: tuple[GraphSet, GraphSe
         edge_read.judge(tmp_path)
 
 
-@pytest.mark.parametrize(("read", "added", "kept"), [("edges-v7-mpp2-seed7", 11, 20), ("edges-v7-headlines-seed11", 13, 18),
-                                                      ("edges-v10-headlines-seed21-annotator1", 14, 18),
-                                                      ("edges-v10-headlines-seed21-annotator2", 15, 20)])
-def test_the_recorded_reads_give_the_documented_figures(read: str, added: int, kept: int) -> None:
+@pytest.mark.parametrize(("read", "added", "kept", "judged"),
+                         [("edges-v7-mpp2-seed7", 11, 20, 100), ("edges-v7-headlines-seed11", 13, 18, 100),
+                          ("edges-v10-headlines-seed21-annotator1", 14, 18, 100),
+                          ("edges-v10-headlines-seed21-annotator2", 15, 20, 100),
+                          ("edges-v12-wholecorpus-seed41-annotator1", 41, 67, 300),
+                          ("edges-v12-wholecorpus-seed41-annotator2", 40, 66, 300)])
+def test_the_recorded_reads_give_the_documented_figures(read: str, added: int, kept: int, judged: int) -> None:
     result = edge_read.judge(BENCH / "data" / "edge_reads" / read)
-    assert (result["added"]["plausible"], result["added"]["judged"]) == (added, 100)
-    assert (result["kept"]["plausible"], result["kept"]["judged"]) == (kept, 100)
+    assert (result["added"]["plausible"], result["added"]["judged"]) == (added, judged)
+    assert (result["kept"]["plausible"], result["kept"]["judged"]) == (kept, judged)
+
+
+@pytest.mark.parametrize(("read", "difference", "ci"),
+                         [("edges-v12-wholecorpus-seed41-annotator1", 3, (-4, 10)),
+                          ("edges-v12-wholecorpus-seed41-annotator2", 4, (-3, 11))])
+def test_the_recorded_reads_at_equal_support(read: str, difference: int, ci: tuple[int, int]) -> None:
+    equal = edge_read.judge(BENCH / "data" / "edge_reads" / read)["added_minus_kept_equal_support"]
+    assert round(100 * equal["difference"]) == difference
+    assert tuple(round(100 * x) for x in equal["ci"]) == ci
+
+
+@pytest.mark.parametrize(("count", "band"), [(1, "1-3"), (3, "1-3"), (4, "4-7"), (7, "4-7"), (8, "8-15"),
+                                             (15, "8-15"), (16, "16+"), (10**6, "16+")])
+def test_support_bands(count: int, band: str) -> None:
+    assert edge_read.support_band(count) == band
+
+
+def test_mantel_haenszel_difference_by_hand() -> None:
+    # band a: added 1/2, kept 0/2 -> weight 2*2/4 = 1, difference 0.5; band b: 1/4 and 1/4 -> weight 2, difference 0;
+    # band c holds only one group and weighs nothing. (1 * 0.5 + 2 * 0) / 3 = 1/6.
+    cells = {"a": {"added": (1, 2), "kept": (0, 2)}, "b": {"added": (1, 4), "kept": (1, 4)}, "c": {"added": (5, 5)}}
+    assert edge_read.mantel_haenszel_difference(cells) == pytest.approx(1 / 6)
+    # One band: the plain difference of the two shares.
+    assert edge_read.mantel_haenszel_difference({"a": {"added": (3, 10), "kept": (1, 4)}}) == pytest.approx(0.05)
+    with pytest.raises(InputError, match="both groups"):
+        edge_read.mantel_haenszel_difference({"c": {"added": (5, 5)}})
+
+
+def test_stratified_interval_is_seeded_and_degenerate_without_variance() -> None:
+    cells = {"a": {"added": (3, 10), "kept": (5, 12)}, "b": {"added": (2, 9), "kept": (1, 7)}}
+    low, high = edge_read.stratified_interval(cells, resamples=500, seed=3)
+    assert (low, high) == edge_read.stratified_interval(cells, resamples=500, seed=3)
+    assert low < edge_read.mantel_haenszel_difference(cells) < high
+    # Every verdict alike within each cell: every resample is the sample itself.
+    certain = {"a": {"added": (2, 2), "kept": (0, 3)}}
+    assert edge_read.stratified_interval(certain, resamples=50) == pytest.approx((1.0, 1.0))
