@@ -43,7 +43,7 @@ from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.triples import TRIPLE_SCHEMA, record_in_manifest, shard_files, write_table
 
-ENTITIES_VERSION = "egqa.canonical-entities.v2"
+ENTITIES_VERSION = "egqa.canonical-entities.v3"
 ALIASES_FILE = "entity_aliases.parquet"
 ALIAS_SCHEMA = pa.schema([
     pa.field("alias", pa.string(), nullable=False),
@@ -68,6 +68,11 @@ MIN_RETYPED_SHARE = 0.5
 RETYPED = "surname, retyped"
 # Words a company name carries beyond its legal form that still name the same company ("Goldman Sachs Group").
 _GROUP_WORDS = ("group", "holdings", "holding")
+# The English legal forms that come stacked ("Samsung Electronics Co Ltd", "Merrill Lynch & Co Inc"): cleanco
+# drops the last legal form only, and these are dropped before it too. Not every cleanco term: "Reuss Private
+# Group" keeps `private`.
+STACKED_FORMS = frozenset({"co", "corp", "inc", "ltd", "plc", "llc", "company", "corporation", "limited",
+                           "incorporated", "&"})
 # A company's full name that goes on with one of these is a phrase, not a name: "Expedia to Liberty Media",
 # "Liberty Global and Liberty Media".
 _PHRASE_WORDS = frozenset({"and", "to", "or", "vs", "versus", "with", "from", "by", "in", "on", "at", "for", "of",
@@ -109,11 +114,13 @@ def is_common_noun(surface: str, type_: str) -> bool:
 
 
 def company_name(name: str) -> str:
-    """A company name without its legal form or a trailing group word: `goldman sachs group inc` -> `goldman
-    sachs`. A name that would be left empty, or with no letter, is kept whole."""
-    stripped = _legal_basename(name).strip(" ,.&")
-    words = stripped.split()
-    while len(words) > 1 and words[-1] in _GROUP_WORDS:
+    """A company name without its legal forms or a trailing group word: `goldman sachs group inc` -> `goldman
+    sachs`, `samsung electronics co ltd` -> `samsung electronics`. cleanco drops one legal form; the English forms
+    that come stacked before it (STACKED_FORMS: "Co Ltd", "& Co Inc", "Corp Ltd") are dropped after it (v2 stopped
+    after one: `j.c. penney co inc` stayed `j.c. penney co`, apart from `j.c. penney`). A name that would be left
+    empty, or with no letter, is kept whole."""
+    words = _legal_basename(name).strip(" ,.&").split()
+    while len(words) > 1 and (words[-1] in _GROUP_WORDS or words[-1].strip(",.") in STACKED_FORMS):
         words.pop()
     result = " ".join(words).strip(" ,.&")
     # Whole words only ("u.s." keeps its stop), never down to nothing or an article.
@@ -172,9 +179,20 @@ def _agrees(short_type: str, full_type: str, allowed: frozenset[str]) -> bool:
     return full_type in allowed and short_type in {full_type, UNKNOWN_TYPE}
 
 
-def _rule_for(short: Mention, full_name: str, full_type: str, retyped: bool = False) -> str | None:
+def legal_initial(name: str, surface: str) -> str:
+    """The first letter of the stacked legal form written right after the name in a mention ("Taiwan
+    Semiconductor Manufacturing Co Ltd" -> `c`), or "" when there is none."""
+    words, tokens = name.split(), [t.strip(",.") for t in surface.lower().split()]
+    after = tokens[len(words)] if len(tokens) > len(words) and tokens[:len(words)] == words else ""
+    return after[0] if after in STACKED_FORMS and after != "&" else ""
+
+
+def _rule_for(short: Mention, full_name: str, full_type: str, retyped: bool = False,
+              legal_letters: frozenset[str] = frozenset()) -> str | None:
     """Which rule lets `short` stand for `full_name` (None if none does); `retyped` also lets a one-word short form
-    of another type stand for a person's full name (`canonical_map` keeps that only with corpus evidence)."""
+    of another type stand for a person's full name (`canonical_map` keeps that only with corpus evidence). An
+    acronym may spell the name's legal form too, one of `legal_letters` (`legal_initial` of its mentions: "TSMC"
+    for "Taiwan Semiconductor Manufacturing Co Ltd", whose name is `taiwan semiconductor manufacturing`)."""
     s, f = short.name.split(), full_name.split()
     if len(s) >= len(f) or all(w in GENERIC_SHORT_FORMS for w in s) or not all(_WORD.search(w) for w in f):
         return None
@@ -185,9 +203,12 @@ def _rule_for(short: Mention, full_name: str, full_type: str, retyped: bool = Fa
     if _agrees(short.type, full_type, _PREFIX_TYPES) and f[:len(s)] == s and not _PHRASE_WORDS & set(f[len(s):]):
         return "leading words"
     letters = acronym_letters(short.surface)
-    if letters is not None and len(s) == 1 and _agrees(short.type, full_type, ACRONYM_TYPES) \
-            and len(f) == len(letters) + sum(w in _ACRONYM_SKIP for w in f) and initials(full_name) == letters:
-        return "acronym"
+    if letters is not None and len(s) == 1 and _agrees(short.type, full_type, ACRONYM_TYPES):
+        skipped = sum(w in _ACRONYM_SKIP for w in f)
+        if len(f) == len(letters) + skipped and initials(full_name) == letters:
+            return "acronym"
+        if len(f) + 1 == len(letters) + skipped and any(initials(full_name) + c == letters for c in legal_letters):
+            return "acronym"
     return None
 
 
@@ -206,6 +227,10 @@ def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, s
         if key not in first_seen or m.sentence < first_seen[key]:
             first_seen[key] = m.sentence
     by_key = {(m.name, m.type): m for m in mentions if (m.name, m.type) in first_seen}
+    legal_letters: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for m in mentions:
+        if m.legal and (letter := legal_initial(m.name, m.surface)):
+            legal_letters[(m.name, m.type)].add(letter)
     out: dict[tuple[str, str], tuple[str, str, str]] = {}
     for key, short in by_key.items():
         if key in legal:
@@ -214,7 +239,7 @@ def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, s
         for (full, full_type), seen in first_seen.items():
             if seen > first_seen[key] or full == short.name:
                 continue
-            rule = _rule_for(short, full, full_type, retyped)
+            rule = _rule_for(short, full, full_type, retyped, frozenset(legal_letters.get((full, full_type), ())))
             if rule is not None:
                 found.append((full, full_type, rule))
         if len({(f, t) for f, t, _ in found}) == 1:

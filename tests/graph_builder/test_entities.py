@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from graph_builder.entities import (ALIASES_FILE, ENTITIES_VERSION, MIN_CORPUS_ARTICLES, Mention, base_name,
-                                    canonical_map, canonicalise, company_name, resolve_article)
+                                    canonical_map, canonicalise, company_name, legal_initial,
+                                    resolve_article)
 from graph_builder.triples import DATASET_MANIFEST, read_triples, write_shard
 
 
@@ -19,7 +20,11 @@ from graph_builder.triples import DATASET_MANIFEST, read_triples, write_shard
     ("bell atlantic corp", "bell atlantic"), ("google inc", "google"), ("goldman sachs group inc", "goldman sachs"),
     ("hsbc holdings plc", "hsbc"), ("siemens ag", "siemens"), ("jpmorgan chase & co", "jpmorgan chase"),
     ("deutsche bank", "deutsche bank"), ("the co", "the co"), ("u.s.", "u.s."), ("group", "group"),
-    ("virgin group", "virgin")])
+    ("virgin group", "virgin"),
+    # Stacked legal forms go one after the other (v3): cleanco alone drops only the last.
+    ("j.c. penney co inc", "j.c. penney"), ("samsung electronics co ltd", "samsung electronics"),
+    ("toyota motor corp ltd", "toyota motor"), ("mitsubishi ufj financial group inc", "mitsubishi ufj financial"),
+    ("merrill lynch & co inc", "merrill lynch"), ("u.s. inc", "u.s. inc")])
 def test_company_name_drops_legal_forms_by_whole_words(name: str, expected: str) -> None:
     assert company_name(name) == expected
 
@@ -53,6 +58,22 @@ def test_in_article_short_forms_refer_to_one_earlier_longer_name() -> None:
         ("new jersey bell", "organization"): ("new jersey bell telephone", "organization", "leading words"),
         ("opec", "organization"): ("organization of petroleum exporting countries", "organization", "acronym"),
         ("rashtchy", "thing"): ("safa rashtchy", "person", "surname")}
+
+
+def test_an_acronym_may_spell_the_legal_form_written_after_the_name() -> None:
+    # v3 drops stacked legal forms ("Co Ltd"), so the name no longer carries the C of TSMC; its mention does.
+    full = Mention("a", "a:0000", "taiwan semiconductor manufacturing", "organization",
+                   "Taiwan Semiconductor Manufacturing Co Ltd", legal=True)
+    assert legal_initial(full.name, full.surface) == "c"
+    assert legal_initial("merrill lynch", "Merrill Lynch & Co") == ""  # "&" is no initial
+    assert legal_initial("bell atlantic", "Bell Atlantic") == ""
+    assert resolve_article([full, m(2, "tsmc", "organization", "TSMC")]) == {
+        ("tsmc", "organization"): ("taiwan semiconductor manufacturing", "organization", "acronym")}
+    # Without the legal form written, the letters must be the name's own initials.
+    bare = Mention("a", "a:0000", "taiwan semiconductor manufacturing", "organization",
+                   "Taiwan Semiconductor Manufacturing")
+    assert resolve_article([bare, m(2, "tsmc", "organization", "TSMC")]) == {}
+    assert resolve_article([full, m(2, "tsmx", "organization", "TSMX")]) == {}
 
 
 def test_a_short_form_mentioned_before_the_long_name_is_an_entity_of_its_own() -> None:
