@@ -34,7 +34,12 @@ from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.triples import TRIPLE_SCHEMA, record_in_manifest, shard_files, write_table
 
 TYPES_FILE = "entity_types.parquet"
-TYPES_VERSION = "egqa.majority-types.v2"
+TYPES_VERSION = "egqa.majority-types.v3"
+RECOGNISED_SCHEMA = pa.schema([
+    pa.field("triple_id", pa.string(), nullable=False),
+    pa.field("subj_type", pa.string(), nullable=False),
+    pa.field("obj_type", pa.string(), nullable=False),
+])
 MIN_LEGAL_MENTIONS = 2
 MIN_LEGAL_SHARE = 0.1
 
@@ -128,9 +133,33 @@ def is_capitalised(surface: str) -> bool:
     return bool(first) and first == first.upper() and first != first.lower()
 
 
+def recognised_path(shard: Path) -> Path:
+    """The side file that keeps a shard's mention types as the recogniser gave them, before any typing."""
+    return shard.with_name(f"recognised-{shard.stem.removeprefix('part-')}.parquet")
+
+
+def _recognised_types(shard: Path, table: pa.Table) -> pa.Table:
+    """The mention types as recognised: the side file once typing has run, else the shard's own columns (kept then,
+    before the shard is rewritten, so that a crash in between loses nothing). A dataset typed before the side file
+    existed keeps the types it had when first typed again."""
+    side = recognised_path(shard)
+    if side.is_file():
+        types = pq.read_table(side)
+        if types.num_rows == table.num_rows and types["triple_id"].equals(table["triple_id"]):
+            return types
+        raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
+    types = table.select(["triple_id", "subj_type", "obj_type"]).cast(RECOGNISED_SCHEMA)
+    write_table(types, side)
+    return types
+
+
 def _as_extracted(file: Path, table: pa.Table) -> pa.Table:
-    """The shard's columns with the mention names as extracted: once the canonical-entities pass has run, they
-    are kept beside the shard, and typing votes on them, so that it types alike before and after that pass."""
+    """The shard's columns with the mention names and types as extracted: once the canonical-entities pass has
+    run, the names are kept beside the shard, and the types once typing has; typing votes on them, so that it types
+    alike before and after either pass, and any number of times."""
+    recognised = _recognised_types(file, table)
+    for column in ("subj_type", "obj_type"):
+        table = table.set_column(table.schema.get_field_index(column), column, recognised[column])
     side = names_path(file)
     if not side.is_file():
         return table
@@ -145,19 +174,18 @@ def _as_extracted(file: Path, table: pa.Table) -> pa.Table:
 def _retype(table: pa.Table, extracted: pa.Table, types: NameTypes, report: TypeReport) -> pa.Table:
     for side in ("subj", "obj"):
         names = extracted[side].to_pylist()
+        recognised = extracted[f"{side}_type"].to_pylist()
         old = table[f"{side}_type"].to_pylist()
         texts = table[f"{side}_text"].to_pylist()
         new = []
-        for name, text, kind in zip(names, texts, old, strict=True):
-            target = types.of(name, text, kind)
+        for name, text, given, kind in zip(names, texts, recognised, old, strict=True):
+            target = types.of(name, text, given)
             report.mentions += 1
             if target != kind:
                 report.changed += 1
                 key = f"{kind}->{target}"
                 report.changes[key] = report.changes.get(key, 0) + 1
-                new.append(target)
-            else:
-                new.append(kind)
+            new.append(target)
         table = table.set_column(table.schema.get_field_index(f"{side}_type"), f"{side}_type",
                                  pa.array(new, pa.string()))
     return table
@@ -166,15 +194,19 @@ def _retype(table: pa.Table, extracted: pa.Table, types: NameTypes, report: Type
 def harmonise_types(triples: Path) -> TypeReport:
     """Give every capitalised mention of a name its majority type, rewriting each shard atomically.
 
-    A second run changes nothing. It votes on the names as extracted, also after the canonical-entities pass, so
-    `egqa types` then `egqa entities` re-type a dataset as extraction does; a run after `egqa entities` may still
-    type a few more mentions (0.1% on the 2006-2011 corpus), since that pass gives untyped short forms the type of
-    the name they stand for. The name -> type map is written to `entity_types.parquet`.
+    It votes on the names and types as extracted (the types kept in `recognised-*.parquet` by its first run, the
+    names in `names-*.parquet` by the canonical-entities pass), so a second run gives the same types, also after
+    `egqa entities`, and `egqa types` then `egqa entities` give what extraction gave. (v2 voted on the types the last
+    run had written: run again after `egqa entities` it re-typed 0.28% of the 2006-2013 corpus' mentions, and the
+    frozen benchmark's test AP_norm fell by a point, its `draghi` typed an organisation no longer found.) Only
+    `egqa entities` changes types beyond it (a surname typed otherwise takes its person's type), and a run of this
+    pass alone after it undoes that until `egqa entities` runs again. The name -> type map is written to
+    `entity_types.parquet`.
     """
     files = shard_files(triples)
     if not files:
         raise InputError(f"{triples} holds no triple shards (run `egqa extract` first)")
-    columns = ["subj", "subj_text", "subj_type", "obj", "obj_text", "obj_type"]
+    columns = ["triple_id", "subj", "subj_text", "subj_type", "obj", "obj_text", "obj_type"]
     table = pa.concat_tables(_as_extracted(f, pq.read_table(f, columns=columns)) for f in files)
     types = majority_types(table)
     del table

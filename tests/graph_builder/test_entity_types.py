@@ -101,7 +101,7 @@ def test_typing_votes_on_the_names_as_extracted_and_is_recorded(tmp_path: Path) 
     # Typed again after the canonical names are written, it votes on the same names and changes nothing.
     assert harmonise_types(tmp_path).changed == 0 and first.changed == 3
     manifest = orjson.loads((tmp_path / DATASET_MANIFEST).read_bytes())
-    assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v2"
+    assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v3"
     assert manifest["types"]["report"]["changed"] == 0
 
 
@@ -116,3 +116,26 @@ def test_an_untyped_mention_takes_its_own_names_type_not_its_companys(tmp_path: 
     got = {r["article_id"]: r["subj_type"] for r in read_triples(tmp_path).to_pylist()}
     assert got == {"a1": "organization", "a2": "organization", "a3": "thing", "a4": "organization",
                    "a5": "organization", "a6": "organization", "a7": "person"}
+
+
+def test_typing_again_gives_the_same_types_also_after_the_entities_pass(tmp_path: Path) -> None:
+    from graph_builder.entities import canonicalise
+    from graph_builder.entity_types import recognised_path
+
+    # "Acme" left untyped once takes its own name's majority (person); typed, it takes its company's (organization,
+    # from "Acme Corp"). v2 re-voted on the types it had written, and the untyped mention, now a person, became an
+    # organization on the second run.
+    rows = [_row(1, "acme corp", "Acme Corp", "organization"), _row(2, "acme corp", "Acme Corp", "organization"),
+            _row(3, "acme", "Acme", "person"), _row(4, "acme", "Acme", "person"), _row(5, "acme", "Acme", "thing"),
+            _row(6, "mario draghi", "Mario Draghi", "person"), _row(7, "pfizer", "Pfizer", "person")]
+    write_shard(rows, shard_path(tmp_path, "one"))
+    harmonise_types(tmp_path)
+    assert recognised_path(shard_path(tmp_path, "one")).is_file()
+    typed = {r["triple_id"]: r["subj_type"] for r in read_triples(tmp_path).to_pylist()}
+    assert typed["a5:0000:000"] == "person" and typed["a3:0000:000"] == "organization"
+    assert harmonise_types(tmp_path).changed == 0
+    canonicalise(tmp_path)
+    once = read_triples(tmp_path).to_pylist()
+    harmonise_types(tmp_path)
+    canonicalise(tmp_path)
+    assert read_triples(tmp_path).to_pylist() == once
