@@ -41,7 +41,7 @@ from cleanco import basename as _legal_basename
 
 from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from graph_builder.triples import TRIPLE_SCHEMA, record_in_manifest, shard_files, write_table
+from graph_builder.triples import TRIPLE_SCHEMA, kept_beside, record_in_manifest, shard_files, write_table
 
 ENTITIES_VERSION = "egqa.canonical-entities.v3"
 ALIASES_FILE = "entity_aliases.parquet"
@@ -311,15 +311,7 @@ def names_path(shard: Path) -> Path:
 
 def _original_names(shard: Path, table: pa.Table) -> pa.Table:
     """The mention names as extracted: the side file once the pass has run, else the shard's own columns."""
-    side = names_path(shard)
-    if side.is_file():
-        names = pq.read_table(side)
-        if names.num_rows == table.num_rows and names["triple_id"].equals(table["triple_id"]):
-            return names
-        raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
-    names = table.select(["triple_id", "subj", "obj"]).cast(NAMES_SCHEMA)
-    write_table(names, side)  # kept before the shard is rewritten: a crash in between loses nothing
-    return names
+    return kept_beside(shard, names_path(shard), table, NAMES_SCHEMA)
 
 
 def _mentions(files: list[Path]) -> Iterable[Mention]:

@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from graph_builder.entities import company_name, names_path
 from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from graph_builder.triples import TRIPLE_SCHEMA, record_in_manifest, shard_files, write_table
+from graph_builder.triples import TRIPLE_SCHEMA, kept_beside, record_in_manifest, shard_files, write_table
 
 TYPES_FILE = "entity_types.parquet"
 TYPES_VERSION = "egqa.majority-types.v3"
@@ -139,18 +139,9 @@ def recognised_path(shard: Path) -> Path:
 
 
 def _recognised_types(shard: Path, table: pa.Table) -> pa.Table:
-    """The mention types as recognised: the side file once typing has run, else the shard's own columns (kept then,
-    before the shard is rewritten, so that a crash in between loses nothing). A dataset typed before the side file
-    existed keeps the types it had when first typed again."""
-    side = recognised_path(shard)
-    if side.is_file():
-        types = pq.read_table(side)
-        if types.num_rows == table.num_rows and types["triple_id"].equals(table["triple_id"]):
-            return types
-        raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
-    types = table.select(["triple_id", "subj_type", "obj_type"]).cast(RECOGNISED_SCHEMA)
-    write_table(types, side)
-    return types
+    """The mention types as recognised: the side file once typing has run, else the shard's own columns. A dataset
+    typed before the side file existed keeps the types it had when first typed again."""
+    return kept_beside(shard, recognised_path(shard), table, RECOGNISED_SCHEMA)
 
 
 def _as_extracted(file: Path, table: pa.Table) -> pa.Table:

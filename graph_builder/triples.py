@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from graph_builder.errors import ArtefactError
+from graph_builder.errors import ArtefactError, InputError
 
 TRIPLE_SCHEMA = pa.schema([
     pa.field("triple_id", pa.string(), nullable=False),
@@ -78,6 +78,20 @@ def write_shard(rows: list[dict[str, object]], path: Path, schema: pa.Schema = T
 DATASET_MANIFEST = "manifest.json"
 # What makes two extractions the same dataset: the same extractor and model over the same corpus, in the same windows.
 IDENTITY_KEYS = ("format", "extractor", "model", "window_days", "corpus_fingerprint", "eval_from")
+
+
+def kept_beside(shard: Path, side: Path, table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """The columns of `schema` (the first is `triple_id`) as a shard first had them: the side file once a pass has
+    kept them there, else the shard's own, kept now, before the pass rewrites the shard (a crash in between loses
+    nothing). `table` holds the shard's current rows with those columns."""
+    if side.is_file():
+        kept = pq.read_table(side)
+        if kept.num_rows == table.num_rows and kept["triple_id"].equals(table["triple_id"]):
+            return kept
+        raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
+    kept = table.select(schema.names).cast(schema)
+    write_table(kept, side)
+    return kept
 
 
 def record_in_manifest(triples: Path, key: str, entry: dict[str, object]) -> None:
