@@ -202,8 +202,10 @@ def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> 
     if not overwrite:
         raise InputError(f"{out} holds an extraction of another corpus or settings; "
                          "pass --overwrite to replace it or choose another --out folder")
-    for file in [*out.glob("part-*.parquet"), *out.glob("articles-*.parquet")]:
-        file.unlink()
+    # The shards, and what the typing and entities passes kept beside them (their names and types as extracted).
+    for pattern in ("part-*.parquet", "articles-*.parquet", "names-*.parquet", "recognised-*.parquet"):
+        for file in out.glob(pattern):
+            file.unlink()
 
 
 def _exit_with_parent(parent: int) -> None:

@@ -96,6 +96,18 @@ def test_other_settings_refuse_to_mix(window_corpus: Path, extracted: Path) -> N
         extract_corpus([window_corpus], extracted, workers=1, shard_size=10)
 
 
+def test_overwrite_with_other_settings_replaces_the_side_files_too(window_corpus: Path, extracted: Path,
+                                                                   tmp_path: Path) -> None:
+    out = tmp_path / "replaced"
+    extract_corpus([window_corpus], out, workers=1, shard_size=20)
+    assert list(out.glob("names-*.parquet")) and list(out.glob("recognised-*.parquet"))
+    # Other shards under the same names: the side files kept for the old ones must go with them.
+    extract_corpus([window_corpus], out, workers=1, shard_size=10, overwrite=True)
+    fresh = tmp_path / "fresh"
+    extract_corpus([window_corpus], fresh, workers=1, shard_size=10)
+    assert read_triples(out).equals(read_triples(fresh))
+
+
 def test_dask_cluster_gives_the_same_rows(window_corpus: Path, extracted: Path, tmp_path: Path) -> None:
     from dask.distributed import LocalCluster
 
