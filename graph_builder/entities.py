@@ -73,6 +73,9 @@ _GROUP_WORDS = ("group", "holdings", "holding")
 # Group" keeps `private`.
 STACKED_FORMS = frozenset({"co", "corp", "inc", "ltd", "plc", "llc", "company", "corporation", "limited",
                            "incorporated", "&"})
+# What a company name is never cut down to.
+_NOT_A_NAME = frozenset({"the", "a", "an", "his", "her", "its", "our", "their", "my", "your", "this", "that", "these",
+                         "those", "it", "we", "they", "he", "she", "i", "you"})
 # A company's full name that goes on with one of these is a phrase, not a name: "Expedia to Liberty Media",
 # "Liberty Global and Liberty Media".
 _PHRASE_WORDS = frozenset({"and", "to", "or", "vs", "versus", "with", "from", "by", "in", "on", "at", "for", "of",
@@ -123,9 +126,9 @@ def company_name(name: str) -> str:
     while len(words) > 1 and (words[-1] in _GROUP_WORDS or words[-1].strip(",.") in STACKED_FORMS):
         words.pop()
     result = " ".join(words).strip(" ,.&")
-    # Whole words only ("u.s." keeps its stop), never down to nothing or an article.
+    # Whole words only ("u.s." keeps its stop), never down to nothing, an article or a pronoun ("H.I.S. Co").
     whole_words = name.startswith(result + " ") or name.startswith(result + ",")
-    return result if whole_words and _WORD.search(result) and result not in {"the", "a", "an"} else name
+    return result if whole_words and _WORD.search(result) and result not in _NOT_A_NAME else name
 
 
 # The corpus pass asks the same names millions of times; the service asks with whatever a user typed, so it calls

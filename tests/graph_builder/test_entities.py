@@ -24,7 +24,8 @@ from graph_builder.triples import DATASET_MANIFEST, read_triples, write_shard
     # Stacked legal forms go one after the other (v3): cleanco alone drops only the last.
     ("j.c. penney co inc", "j.c. penney"), ("samsung electronics co ltd", "samsung electronics"),
     ("toyota motor corp ltd", "toyota motor"), ("mitsubishi ufj financial group inc", "mitsubishi ufj financial"),
-    ("merrill lynch & co inc", "merrill lynch"), ("u.s. inc", "u.s. inc")])
+    ("merrill lynch & co inc", "merrill lynch"), ("u.s. inc", "u.s. inc"),
+    ("his co", "his co"), ("its co ltd", "its co ltd")])
 def test_company_name_drops_legal_forms_by_whole_words(name: str, expected: str) -> None:
     assert company_name(name) == expected
 
