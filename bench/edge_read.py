@@ -211,9 +211,9 @@ def judge(folder: Path) -> dict[str, object]:
     (ka, na), (kk, nk) = counts["added"], counts["kept"]
     result["added_minus_kept"] = {"difference": ka / na - kk / nk, "ci": newcombe(ka, na, kk, nk)}
     frozen: Cells = {band: {g: (k, n) for g, (k, n) in by_group.items()} for band, by_group in cells.items()}
-    in_order = sorted(frozen.items(), key=lambda item: int(item[0].split("-")[0].rstrip("+")))
-    result["by_support"] = {band: {g: {"plausible": k, "judged": n} for g, (k, n) in sorted(by_group.items())}
-                            for band, by_group in in_order}
+    bands = [support_band(low) for low in (1, *SUPPORT_BANDS)]  # in order of support
+    result["by_support"] = {band: {g: {"plausible": k, "judged": n} for g, (k, n) in sorted(frozen[band].items())}
+                            for band in bands if band in frozen}
     try:
         result["added_minus_kept_equal_support"] = {
             "difference": mantel_haenszel_difference(frozen), "ci": stratified_interval(frozen),

@@ -230,10 +230,11 @@ def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, s
         if key not in first_seen or m.sentence < first_seen[key]:
             first_seen[key] = m.sentence
     by_key = {(m.name, m.type): m for m in mentions if (m.name, m.type) in first_seen}
-    legal_letters: dict[tuple[str, str], set[str]] = defaultdict(set)
+    letters_seen: dict[tuple[str, str], set[str]] = defaultdict(set)
     for m in mentions:
         if m.legal and (letter := legal_initial(m.name, m.surface)):
-            legal_letters[(m.name, m.type)].add(letter)
+            letters_seen[(m.name, m.type)].add(letter)
+    legal_letters = {key: frozenset(letters) for key, letters in letters_seen.items()}  # built once, read per pair
     out: dict[tuple[str, str], tuple[str, str, str]] = {}
     for key, short in by_key.items():
         if key in legal:
@@ -242,7 +243,7 @@ def resolve_article(mentions: list[Mention], legal_names: frozenset[tuple[str, s
         for (full, full_type), seen in first_seen.items():
             if seen > first_seen[key] or full == short.name:
                 continue
-            rule = _rule_for(short, full, full_type, retyped, frozenset(legal_letters.get((full, full_type), ())))
+            rule = _rule_for(short, full, full_type, retyped, legal_letters.get((full, full_type), frozenset()))
             if rule is not None:
                 found.append((full, full_type, rule))
         if len({(f, t) for f, t, _ in found}) == 1:
