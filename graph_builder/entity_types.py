@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from graph_builder.entities import company_name, names_path
 from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
-from graph_builder.triples import TRIPLE_SCHEMA, kept_beside, record_in_manifest, shard_files, write_table
+from graph_builder.triples import TRIPLE_SCHEMA, kept_beside, read_beside, record_in_manifest, shard_files, write_table
 
 TYPES_FILE = "entity_types.parquet"
 TYPES_VERSION = "egqa.majority-types.v3"
@@ -151,12 +151,9 @@ def _as_extracted(file: Path, table: pa.Table) -> pa.Table:
     recognised = _recognised_types(file, table)
     for column in ("subj_type", "obj_type"):
         table = table.set_column(table.schema.get_field_index(column), column, recognised[column])
-    side = names_path(file)
-    if not side.is_file():
+    names = read_beside(file, names_path(file), table)
+    if names is None:
         return table
-    names = pq.read_table(side)
-    if names.num_rows != table.num_rows:
-        raise InputError(f"{side} does not match {file.name}: remove both and extract the shard again")
     for column in ("subj", "obj"):
         table = table.set_column(table.schema.get_field_index(column), column, names[column])
     return table

@@ -84,14 +84,22 @@ def kept_beside(shard: Path, side: Path, table: pa.Table, schema: pa.Schema) -> 
     """The columns of `schema` (the first is `triple_id`) as a shard first had them: the side file once a pass has
     kept them there, else the shard's own, kept now, before the pass rewrites the shard (a crash in between loses
     nothing). `table` holds the shard's current rows with those columns."""
-    if side.is_file():
-        kept = pq.read_table(side)
-        if kept.num_rows == table.num_rows and kept["triple_id"].equals(table["triple_id"]):
-            return kept
-        raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
-    kept = table.select(schema.names).cast(schema)
-    write_table(kept, side)
+    kept = read_beside(shard, side, table)
+    if kept is None:
+        kept = table.select(schema.names).cast(schema)
+        write_table(kept, side)
     return kept
+
+
+def read_beside(shard: Path, side: Path, table: pa.Table) -> pa.Table | None:
+    """The side file a pass kept beside `shard` (None where there is none yet), checked row by row against the
+    `triple_id` column of `table`, the shard's current rows."""
+    if not side.is_file():
+        return None
+    kept = pq.read_table(side)
+    if kept.num_rows == table.num_rows and kept["triple_id"].equals(table["triple_id"]):
+        return kept
+    raise InputError(f"{side} does not match {shard.name}: remove both and extract the shard again")
 
 
 def record_in_manifest(triples: Path, key: str, entry: dict[str, object]) -> None:

@@ -214,8 +214,10 @@ def load_graph(folder: Path, verify: bool = True) -> Graph:
 
 
 def write_graphset(out: Path, manifests: list[dict[str, Any]], kind: str, source: Mapping[str, Any],
-                   parameters: Mapping[str, Any], node_counts: str) -> dict[str, Any]:
-    """Write the graph set's manifest and overall fuzzy index next to the graph folders."""
+                   parameters: Mapping[str, Any], node_counts: str,
+                   generality: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write the graph set's manifest and overall fuzzy index next to the graph folders; `generality` describes
+    the predicate counts already written there (`graph_builder.graphs.generality`), checksummed with the rest."""
     entries: list[FuzzyEntry] = []
     for m in manifests:
         nodes_json = read_json(out / m["graph"] / "nodes.json")
@@ -236,6 +238,9 @@ def write_graphset(out: Path, manifests: list[dict[str, Any]], kind: str, source
                    for m in sorted(manifests, key=lambda x: x["graph"])},
         "files": {"fuzzy.json": sha256_file(out / "fuzzy.json")},
     }
+    if generality:
+        manifest["generality"] = dict(generality)
+        manifest["files"][generality["file"]] = sha256_file(out / generality["file"])
     write_json(out / "manifest.json", manifest)
     return manifest
 

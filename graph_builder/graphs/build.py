@@ -30,6 +30,7 @@ from graph_builder.extras import require
 from graph_builder.graphs.artefacts import StagingDir, check_graph_name, write_graph, write_graphset, write_measure
 from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts,
                                          merge_counts, negation_partners, partial_counts)
+from graph_builder.graphs.generality import write_generality
 from graph_builder.graphs.spill import CountSpill
 from graph_builder.graphs.globalstep import GlobalParams, TypedGraph, global_step
 from graph_builder.graphs.completion import CompletionParams, complete_counts
@@ -473,7 +474,8 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
                 bases.clear()
             manifests = [write_graph(tmp / g.name, g.name, g.nodes, g.node_counts, {}, versions, params.recorded(),
                                      g.stats, source, written=g.measures) for g in done]
-            manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples")
+            manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples",
+                                      write_generality(tmp, counted.generality()))
     summary = BuildSummary(out=out, triples=n_triples, graphs=len(manifests), nodes=manifest["totals"]["nodes"],
                            edges=manifest["totals"]["edges"],
                            per_graph=[{"graph": m["graph"], **m["counts"],

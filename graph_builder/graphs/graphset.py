@@ -16,6 +16,7 @@ from graph_builder.errors import InputError, NotFoundError
 from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest, same_type_slots
 from graph_builder.graphs.combined import Combination, load_combination
 from graph_builder.graphs.counts import graph_name, typed_node
+from graph_builder.graphs.generality import read_generality
 from graph_builder.graphs.fuzzy import FUZZY_LIMIT, FUZZY_MIN_COUNT, FuzzyEntry, FuzzyIndex
 
 CACHE_SIZE = 200_000  # grounded pairs and fuzzy readings remembered across batches, per cache
@@ -468,8 +469,12 @@ class GraphSet:
         return sorted(left)
 
     def generality(self, predicates: Sequence[str]) -> npt.NDArray[np.float64]:
-        """How general each (untyped) predicate is in this build: its node counts summed over the typed graphs,
-        a same-type graph's two slot orders (mirrors of each other) counted once; 0 where no graph holds it."""
+        """How general each (untyped) predicate is in this build: its distinct argument pairs in the triples the
+        set was built from (`graph_builder.graphs.generality`), or, for a set without those counts, its node
+        counts summed over the typed graphs, a same-type graph's two slot orders (mirrors of each other) counted
+        once; 0 where the set knows it not."""
+        if self._generality is None:
+            self._generality = read_generality(self.path, self.manifest)
         if self._generality is None:
             totals: dict[str, int] = {}
             for g in self.graphs.values():

@@ -11,6 +11,9 @@ function `count_matrices` uses, so both give the same matrices.
 
 Memory is then one chunk's partial counts, one partition's cells, the per-node totals (64-bit hashes) and one
 graph's cells past both cutoffs (what scoring that graph needs anyway), not the whole input.
+
+The same pass also counts, before any cutoff, the distinct argument pairs of every predicate of the input
+(`CountSpill.generality`): how general a predicate is (`+dir`), known for predicates no graph keeps as well.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import pyarrow.ipc as ipc
 from tqdm import tqdm
 
 from graph_builder.errors import InputError
+from graph_builder.graphs.generality import GENERALITY_SCHEMA
 from graph_builder.graphs.counts import (CELL_KEYS, COUNT_SCHEMA, SENTENCE_SCHEMA, Counts, CountParams, GraphCounts,
                                          IntArray, dense_rank, graph_counts, group_bounds, names_of, text_hashes)
 
@@ -120,6 +124,21 @@ class _GraphBefore:
     features: int = 0
 
 
+def predicate_pairs(cells: pa.Table) -> pa.Table:
+    """Per untyped predicate, the cells of `cells` (distinct (node, argument pair)); a same-type graph's node
+    whose first slot is `t_2` mirrors the `t_1` one and is not counted again."""
+    parts = pc.split_pattern(cells["node"], "#", max_splits=2, reverse=True)  # predicate, first slot, second slot
+    first = pc.list_element(parts, 1)
+    table = pa.table({"predicate": pc.list_element(parts, 0), "pairs": cells["count"]})
+    return _sum_pairs(table.filter(pc.invert(pc.ends_with(first, "_2"))), count=True)
+
+
+def _sum_pairs(table: pa.Table, count: bool = False) -> pa.Table:
+    how = "count" if count else "sum"
+    aggregated = table.group_by("predicate").aggregate([("pairs", how)]).rename_columns({f"pairs_{how}": "pairs"})
+    return aggregated.select(GENERALITY_SCHEMA.names).cast(GENERALITY_SCHEMA)
+
+
 HASH_CLASH = "two count cells share a 64-bit hash; this build cannot tell them apart"
 
 
@@ -159,6 +178,8 @@ class CountSpill:
     before: dict[str, _GraphBefore] = field(default_factory=dict, init=False)
     kept_nodes: dict[str, IntArray] = field(default_factory=dict, init=False)  # sorted node hashes per graph
     graph_ids: dict[str, int] = field(default_factory=dict, init=False)
+    # Per predicate, its distinct argument pairs before the cutoffs, summed over partitions (GENERALITY_SCHEMA).
+    _generality: pa.Table = field(default_factory=lambda: GENERALITY_SCHEMA.empty_table(), init=False)
 
     def __post_init__(self) -> None:
         if self.partitions < 1:
@@ -213,6 +234,7 @@ class CountSpill:
                        refs: dict[str, tuple[Refs, Refs]]) -> None:
         cells = cells.group_by(CELL_KEYS).aggregate([("count", "sum")]).rename_columns(
             {"count_sum": "count"}).select(COUNT_SCHEMA.names).cast(COUNT_SCHEMA)
+        self._generality = _sum_pairs(pa.concat_tables([self._generality, predicate_pairs(cells)]))
         pairs = pairs.group_by(["cell", "sentence"]).aggregate([]).select(SENTENCE_SCHEMA.names).cast(SENTENCE_SCHEMA)
         pair_cell = _cell_positions(cells["cell"].to_numpy(), pairs["cell"].to_numpy())
         clean = np.bincount(pair_cell, minlength=cells.num_rows)
@@ -247,6 +269,11 @@ class CountSpill:
             cell_refs.append((cell_path, batches))
             if gid in pair_index:
                 pair_refs.append((pair_path, pair_index[gid]))
+
+    def generality(self) -> pa.Table:
+        """Every predicate counted (negated ones under their `NEG__` name) with its distinct argument pairs
+        before the cutoffs, sorted by predicate (GENERALITY_SCHEMA; complete after `cut`)."""
+        return self._generality.sort_by("predicate")
 
     @property
     def nodes(self) -> int:

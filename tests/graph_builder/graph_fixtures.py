@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 
 from graph_builder.triples import write_shard
 from tests.conftest import SHARED_DATA  # noqa: F401  (the real data folder, for the tests that import it from here)
@@ -43,3 +44,15 @@ def write_triples(folder: Path, specs: list[tuple[str, str, str, str, str]], sha
     for i in range(shards):
         write_shard(rows[i * size:(i + 1) * size], folder / f"part-{i:05d}.parquet")
     return folder
+
+
+def naive_generality(triples: Path, splits: tuple[str, ...] | None = None) -> dict[str, int]:
+    """n(p) by hand: distinct typed argument pairs per predicate over the triples (negated ones under NEG__), a
+    same-type pair of one name with itself not counted (the graphs cannot tell its slots apart)."""
+    pairs: dict[str, set[tuple[str, str, str, str]]] = {}
+    for r in pq.read_table(triples).to_pylist():
+        if (splits and r["split"] not in splits) or (r["subj_type"] == r["obj_type"] and r["subj"] == r["obj"]):
+            continue
+        predicate = ("NEG__" if r["negated"] and not r["predicate"].startswith("NEG__") else "") + r["predicate"]
+        pairs.setdefault(predicate, set()).add((r["subj"], r["subj_type"], r["obj"], r["obj_type"]))
+    return {p: len(v) for p, v in pairs.items()}

@@ -14,7 +14,7 @@ from graph_builder.errors import ArtefactError, InputError
 from graph_builder.graphs.build import BuildParams, build_graphs, count_triples, spilled_counts
 from graph_builder.graphs.counts import CountParams, GraphCounts, count_matrices
 from graph_builder.triples import write_shard
-from tests.graph_builder.graph_fixtures import random_specs, triple_rows
+from tests.graph_builder.graph_fixtures import naive_generality, random_specs, triple_rows
 
 ROWS = 5000  # of the fixture below; a partition of 100 rows gives 50 partitions and 51 chunks
 
@@ -72,6 +72,11 @@ def test_spilled_counts_equal_the_in_memory_counts(triples: Path, tmp_path: Path
         assert used == ROWS and spill.partitions == -(-ROWS // partition_rows)
         assert spill.nodes == sum(len(g.nodes) for g in want)
         assert_same_graphs(list(spill.graphs()), want)
+        # Every predicate's distinct argument pairs, before the cutoffs, whatever the partitions.
+        generality = spill.generality()
+        assert dict(zip(generality["predicate"].to_pylist(), generality["pairs"].to_pylist())) == \
+            naive_generality(triples)
+        assert generality["predicate"].to_pylist() == sorted(naive_generality(triples))
     assert list(tmp_path.iterdir()) == []  # the spill folder is gone
 
 
@@ -86,6 +91,9 @@ def test_spilled_counts_keep_only_the_chosen_splits(tmp_path: Path) -> None:
     with spilled_counts(tmp_path / "t", tmp_path / "work", params, progress=False) as (spill, used):
         assert used == n == 1333
         assert_same_graphs(list(spill.graphs()), count_matrices(counts, CountParams(3, 3)))
+        generality = spill.generality()
+        assert dict(zip(generality["predicate"].to_pylist(), generality["pairs"].to_pylist())) == \
+            naive_generality(tmp_path / "t", splits=("TRAIN",))
 
 
 def read_tree(root: Path) -> dict[str, bytes]:

@@ -17,6 +17,7 @@ from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.graphs.scorers import (ACT_DISCOUNT, LM_BACKOFF_MATCH, ActBackoff, ExactScorer, GraphScorer,
                                           LmBackoff, LmCosine, PairBatch, Scored, Smoothed, Unavailable, base_scorer,
                                           build_scorers, direction_factors, graph_names, model_scorers)
+from tests.graph_builder.graph_fixtures import naive_generality
 from tests.graph_builder.lm_fixtures import build_lm_graphs
 
 
@@ -169,18 +170,39 @@ def test_the_scorers_that_run_the_sentence_model_say_so(graphs: GraphSet) -> Non
     assert not registry["binc+dir"].runs_model and not registry["binc+dir"].reads_text
 
 
-def test_direction_factors_match_a_naive_reference(graphs: GraphSet) -> None:
-    # n(p): a predicate's node counts summed over the graphs, a same-type graph's mirrored slot orders once.
+def _node_generality(graphs: GraphSet) -> dict[str, int]:
+    """n(p) as a set without predicate counts has it: node counts summed, mirrored slot orders once."""
     naive: dict[str, int] = {}
     for g in graphs.graphs.values():
         for node, count in zip(g.nodes, g.counts):
             predicate, first, second = node.split("#")
             if not (g.types[0] == g.types[1] and first.endswith("_2")):
                 naive[predicate] = naive.get(predicate, 0) + int(count)
+    return naive
+
+
+def test_generality_counts_every_predicate_of_the_build_input(graphs: GraphSet) -> None:
+    naive = naive_generality(graphs.path.parent / "triples")
     predicates = [*sorted(naive), "(never.1,never.2)"]
     np.testing.assert_array_equal(graphs.generality(predicates), [naive.get(p, 0) for p in predicates])
+    # Counted before the cutoffs: all 8 companies that acquire, where the graph keeps 4 of those pairs.
+    assert naive["(acquire.1,acquire.2)"] == 8 and _node_generality(graphs)["(acquire.1,acquire.2)"] == 4
+    assert graphs.manifest["generality"]["predicates"] == len(naive)
+
+
+def test_a_set_without_predicate_counts_reads_its_node_counts(graphs: GraphSet) -> None:
+    manifest = {k: v for k, v in graphs.manifest.items() if k != "generality"}
+    older = GraphSet(graphs.path, manifest, graphs.graphs)
+    naive = _node_generality(graphs)
+    predicates = [*sorted(naive), "(never.1,never.2)"]
+    np.testing.assert_array_equal(older.generality(predicates), [naive.get(p, 0) for p in predicates])
     # The fixture: 12 people buy; 8 companies acquire, 4 of those pairs surviving the cutoffs (they also merge).
     assert naive["(buy.1,buy.2)"] == 12 and naive["(acquire.1,acquire.2)"] == 4
+
+
+def test_direction_factors_match_a_naive_reference(graphs: GraphSet) -> None:
+    naive = naive_generality(graphs.path.parent / "triples")
+    predicates = [*sorted(naive), "(never.1,never.2)"]
     queries = [Query(p, h, ("person", "organization")) for p in predicates for h in predicates]
     expected = []
     for q in queries:
