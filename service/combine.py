@@ -19,7 +19,9 @@ import numpy.typing as npt
 from benchmark.metrics import evaluate_scores, paired_difference, with_interval
 from graph_builder import __version__
 from graph_builder.errors import InputError
-from graph_builder.graphs.combined import Combination, fit_combination, write_combination
+from graph_builder.graphs.combined import (DEFAULT_C, DEFAULT_FOLDS, DEFAULT_MIN_GAIN, Combination, fit_combination,
+                                           write_combination)
+from graph_builder.graphs.scorers import COMBINED
 from graph_builder.tables import render, table
 from service.evaluate import read_scores
 
@@ -59,7 +61,7 @@ def check(evaluation: Path, combination: Combination, resamples: int = 1000) -> 
     groups = [str(r["bundle_id"]) for r in rows]
     evidence = [bool(r.get("has_evidence", True)) for r in rows]
     combined = combination.probability(scores)
-    metrics = {"combined": evaluate_scores(labels, combined, evidence, groups, resamples)}
+    metrics = {COMBINED: evaluate_scores(labels, combined, evidence, groups, resamples)}
     minus = {}
     for k, name in enumerate(combination.components):
         metrics[name] = evaluate_scores(labels, scores[:, k], evidence, groups, resamples)
@@ -74,7 +76,7 @@ def fit_from_evaluation(evaluation: Path, graphs: Path, components: Sequence[str
         raise InputError("name one or more component scorers")
     if len(set(components)) != len(components):
         raise InputError("each component scorer may be named once")
-    if "combined" in components:
+    if COMBINED in components:
         raise InputError("the combined scorer cannot be one of its own components")
     rows, scores = _columns(evaluation, components)
     origin = {"evaluation": Path(evaluation).resolve().name, "egqa": __version__}
@@ -83,6 +85,93 @@ def fit_from_evaluation(evaluation: Path, graphs: Path, components: Sequence[str
     path = write_combination(graphs, combination) if write else None
     results = [check(evaluation, combination)] + [check(p, combination) for p in checks]
     return FitResult(combination, path, results)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Components chosen by forward selection: each step's addition with the out-of-fold AP_norm it gave, and
+    each candidate's own out-of-fold AP_norm, fitted alone."""
+
+    candidates: tuple[str, ...]
+    folds: int
+    seed: int
+    min_gain: float
+    alone: dict[str, float]
+    steps: list[tuple[str, float]]
+    stopped: tuple[str, float] | None  # the best next candidate, which added less than min_gain
+
+    @property
+    def components(self) -> list[str]:
+        """The components chosen, in the order they were added."""
+        return [name for name, _ in self.steps]
+
+
+def bundle_folds(bundles: Sequence[str], folds: int, seed: int) -> npt.NDArray[np.int64]:
+    """Each entry's fold: bundles dealt to `folds` folds at random (seeded), a bundle's entries in one fold."""
+    names = sorted(set(bundles))
+    if folds < 2 or folds > len(names):
+        raise InputError(f"cross-validation needs 2 to {len(names)} folds (one bundle each at least), got {folds}")
+    dealt = np.random.default_rng(seed).permutation(len(names)) % folds
+    fold_of = dict(zip(names, dealt.tolist(), strict=True))
+    return np.array([fold_of[b] for b in bundles], dtype=np.int64)
+
+
+def out_of_fold(scores: npt.NDArray[np.float64], labels: npt.NDArray[np.int64], evidence: npt.NDArray[np.bool_],
+                fold_of: npt.NDArray[np.int64], components: Sequence[str], graphs: Path,
+                c: float) -> npt.NDArray[np.float64]:
+    """Each entry's P(true) from a combination fitted on the other folds; 0 where it has no evidence."""
+    out = np.zeros(len(labels))
+    for fold in np.unique(fold_of).tolist():
+        held = fold_of == fold
+        model = fit_combination(scores[~held], labels[~held], components, graphs, has_evidence=evidence[~held], c=c)
+        out[held] = np.where(evidence[held], model.probability(scores[held]), 0.0)
+    return out
+
+
+def select_components(evaluation: Path, graphs: Path, candidates: Sequence[str] = (), *, folds: int = DEFAULT_FOLDS,
+                      seed: int = 0, min_gain: float = DEFAULT_MIN_GAIN, c: float = DEFAULT_C) -> Selection:
+    """Forward selection on one evaluation alone (the fit split): add, one at a time, the candidate whose
+    combination with those chosen gives the best out-of-fold AP_norm (folds of whole bundles), while it adds at
+    least `min_gain` points. `candidates` default to every scorer the evaluation holds but `combined`."""
+    rows, offered = read_scores(evaluation)
+    pool = [name for name in (candidates or offered) if name != COMBINED]
+    if len(set(pool)) != len(pool) or not pool:
+        raise InputError("name one or more distinct candidate scorers")
+    _, scores = _columns(evaluation, pool)
+    labels = np.array([int(r["label"]) for r in rows], dtype=np.int64)
+    evidence = np.array([bool(r.get("has_evidence", True)) for r in rows])
+    bundles = [str(r["bundle_id"]) for r in rows]
+    fold_of = bundle_folds(bundles, folds, seed)
+
+    def ap(chosen: list[int]) -> float:
+        p = out_of_fold(scores[:, chosen], labels, evidence, fold_of, [pool[k] for k in chosen], graphs, c)
+        return 100 * float(evaluate_scores(labels, p, evidence, bundles, resamples=0)["ap_norm"])
+
+    alone = {name: ap([k]) for k, name in enumerate(pool)}
+    steps: list[tuple[str, float]] = []
+    chosen: list[int] = []
+    stopped = None
+    while len(chosen) < len(pool):
+        trials = {k: (alone[pool[k]] if not chosen else ap(chosen + [k])) for k in range(len(pool)) if k not in chosen}
+        best = max(trials, key=lambda k: (trials[k], -k))  # ties: the candidate named first
+        if steps and trials[best] < steps[-1][1] + min_gain:
+            stopped = (pool[best], trials[best])
+            break
+        chosen.append(best)
+        steps.append((pool[best], trials[best]))
+    return Selection(tuple(pool), folds, seed, min_gain, alone, steps, stopped)
+
+
+def format_selection(selection: Selection) -> str:
+    """Each candidate alone and each step of the selection, out-of-fold AP_norm."""
+    rows = [(name, f"{selection.alone[name]:.1f}") for name in selection.candidates]
+    lines = [f"components chosen by {selection.folds}-fold cross-validation over bundles (seed {selection.seed}) "
+             f"on the fit split, each adding at least {selection.min_gain:g} AP_norm points:",
+             render(table(("candidate", "alone, out of fold"), right=("alone, out of fold",), rows=rows))]
+    lines += [f"  step {k}: + {name} -> {value:.1f}" for k, (name, value) in enumerate(selection.steps, 1)]
+    if selection.stopped:
+        lines.append(f"  stop: + {selection.stopped[0]} would give {selection.stopped[1]:.1f}")
+    return "\n".join(lines)
 
 
 def _signed(diff: dict[str, Any]) -> str:
@@ -104,7 +193,7 @@ def format_fit(result: FitResult) -> str:
     for k, item in enumerate(result.checks):
         scored = ("fitted on" if k == 0 else "held out")
         rows = [(name, with_interval(item.metrics[name], "ap_norm"), with_interval(item.metrics[name], "auc_norm"),
-                 "" if name == "combined" else _signed(item.minus[name])) for name in item.metrics]
+                 "" if name == COMBINED else _signed(item.minus[name])) for name in item.metrics]
         lines += ["", f"{item.name} ({scored}, {item.entries:,} entries):",
                   render(table(("scorer", "AP_norm [95% CI]", "AUC_norm [95% CI]", "combined minus it, AP_norm"),
                                right=("AP_norm [95% CI]", "AUC_norm [95% CI]", "combined minus it, AP_norm"),

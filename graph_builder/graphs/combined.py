@@ -40,6 +40,11 @@ FEATURES_PER_COMPONENT = 3
 # at extractor v11 the default with `+act` beside plain binc_lp did best held out).
 DEFAULT_COMPONENTS = ("binc_clean+smooth+act+lm+dir", "binc_lp")
 DEFAULT_C = 1.0  # inverse L2 strength of the logistic regression (scikit-learn's default)
+# Choosing components (`egqa graph combine --select`): folds of whole bundles of the fit split, and the AP_norm points
+# a component must add out of fold to be chosen (pure noise added -0.5 to +0.4 out of fold in the runs of 1,600
+# entries of tests/service/test_combine_select.py).
+DEFAULT_FOLDS = 5
+DEFAULT_MIN_GAIN = 0.5
 
 
 def features(scores: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -14,7 +14,7 @@ from benchmark.levyholt import FORMATS as LEVYHOLT_FORMATS
 from graph_builder.errors import InputError
 from graph_builder.graphs.build import (DEFAULT_COUNT_PARTITION_ROWS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, DEFAULT_WORKERS,
                                         BuildParams, build_graphs)
-from graph_builder.graphs.combined import DEFAULT_C, DEFAULT_COMPONENTS
+from graph_builder.graphs.combined import DEFAULT_C, DEFAULT_COMPONENTS, DEFAULT_FOLDS, DEFAULT_MIN_GAIN
 from graph_builder.graphs.completion import CompletionParams
 from graph_builder.graphs.globalstep import GlobalParams
 from graph_builder.graphs.graphset import GraphSet, edge_stats, parse_types, strongest_edges
@@ -199,11 +199,23 @@ def combine(
                                                                       "score with the fitted weights; repeatable.")]
     = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Fit and report without writing combined.json.")] = False,
+    select: Annotated[str | None, typer.Option(
+        "--select", help="Choose the components instead, by forward selection among these comma-separated "
+                         "candidates ('all': every scorer of the evaluation), cross-validated over bundles of the "
+                         "fit split alone.")] = None,
+    folds: Annotated[int, typer.Option(help="Cross-validation folds of --select.")] = DEFAULT_FOLDS,
+    min_gain: Annotated[float, typer.Option(help="AP_norm points a component must add to be chosen (--select).")]
+    = DEFAULT_MIN_GAIN,
 ) -> None:
     """Fit the `combined` scorer: a logistic regression over component scorers' answers on a benchmark split."""
-    from service.combine import fit_from_evaluation, format_fit
+    from service.combine import fit_from_evaluation, format_fit, format_selection, select_components
 
     names = [n.strip() for n in components.split(",") if n.strip()]
+    if select is not None:
+        pool = [] if select.strip() == "all" else [n.strip() for n in select.split(",") if n.strip()]
+        selection = select_components(evaluation, graphs, pool, folds=folds, min_gain=min_gain, c=c)
+        typer.echo(format_selection(selection) + "\n")
+        names = selection.components
     result = fit_from_evaluation(evaluation, graphs, names, c=c, checks=check or [], write=not dry_run)
     typer.echo(format_fit(result))
 
