@@ -10,7 +10,7 @@ import datetime as dt
 import gzip
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,9 @@ from graph_builder.errors import CorpusError
 from graph_builder.news import clean_news, unescape
 
 MAX_EXAMPLES = 20
+# Cleans raw news bodies, in order: `clean_serially`, or a process pool's map (`egqa extract` with workers).
+Cleaner = Callable[[Sequence[str]], list[str]]
+CLEAN_BATCH = 512  # JSON Lines records read before their bodies are cleaned together
 
 _REUTERS_RE = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
 _ATTR_RE = re.compile(r'(\w+)="([^"]*)"')
@@ -79,6 +82,11 @@ class ReadReport:
         }
 
 
+def clean_serially(bodies: Sequence[str]) -> list[str]:
+    """The default `Cleaner`: `clean_news` on each body, in this process."""
+    return [clean_news(body) for body in bodies]
+
+
 def clean_text(raw: str) -> str:
     """Decode SGML/HTML entities and drop control characters (Reuters uses `&#3;` etc. as markers)."""
     return unescape(raw)
@@ -112,8 +120,9 @@ def _decode(data: bytes, report: ReadReport) -> str:
         return data.decode("latin-1")
 
 
-def read_reuters_file(path: Path, report: ReadReport) -> Iterator[Article]:
-    """Yield the articles of one Reuters-21578 `.sgm` file, counting skips in `report`."""
+def read_reuters_file(path: Path, report: ReadReport, cleaner: Cleaner = clean_serially) -> Iterator[Article]:
+    """Yield the articles of one Reuters-21578 `.sgm` file, counting skips in `report` (bodies cleaned one by one by
+    `cleaner`: a file holds 1,000 articles)."""
     text = _decode(path.read_bytes(), report)
     line, counted_to = 1, 0
     for match in _REUTERS_RE.finditer(text):
@@ -137,7 +146,7 @@ def read_reuters_file(path: Path, report: ReadReport) -> Iterator[Article]:
         if body is None and text_type == "UNPROC" and text_tag:
             body = text_tag.group(2)
             report.note("unproc_text_used_as_body")
-        body = clean_news(body or "")
+        body = cleaner([body or ""])[0]
         if not body or body == "Blah blah blah.":
             report.skip("brief_title_only" if text_type == "BRIEF" else "no_body", where)
             continue
@@ -173,13 +182,28 @@ def _record_id(record: dict[str, object], seen: set[str]) -> str | None:
     return slug
 
 
-def read_jsonl_file(path: Path, report: ReadReport) -> Iterator[Article]:
+def read_jsonl_file(path: Path, report: ReadReport, cleaner: Cleaner = clean_serially) -> Iterator[Article]:
     """Yield the articles of a JSON Lines file, plain or gzip, counting bad lines.
 
     Fields: `id` (or a Reuters `file`/`url` slug), `date`, `title`, `text` (or `body`), optional `split`.
-    Bodies are cleaned as news (datelines, tickers, sign-offs, hard wraps); headline-only records are skipped.
+    Bodies are cleaned as news (datelines, tickers, sign-offs, hard wraps), CLEAN_BATCH records at a time by
+    `cleaner` (a process pool's map cleans them in parallel, in order); headline-only records are skipped.
     """
     seen_ids: set[str] = set()
+    pending: list[tuple[str, dt.date, object, str, str, str]] = []  # id, date, title, body, split, where
+
+    def flush() -> Iterator[Article]:
+        for (article_id, date, title, _, split, where), text in zip(pending, cleaner([p[3] for p in pending]),
+                                                                      strict=True):
+            if not text:
+                # ding2014 has 1,135 records with a title and an empty body: headline-only items.
+                report.skip("headline_only" if isinstance(title, str) and title.strip() else "missing_text", where)
+                continue
+            report.read += 1
+            yield Article(article_id, date, " ".join(clean_text(title).split()) if isinstance(title, str) else "",
+                          text, split)
+        pending.clear()
+
     for number, raw in enumerate(_open_lines(path), start=1):
         where = f"{path.name}:{number}"
         if not raw.strip():
@@ -205,15 +229,11 @@ def read_jsonl_file(path: Path, report: ReadReport) -> Iterator[Article]:
         except ValueError:
             report.skip("malformed_date", where)
             continue
-        title = record.get("title")
-        text = clean_news(body) if isinstance(body, str) else ""
-        if not text:
-            # ding2014 has 1,135 records with a title and an empty body: headline-only items.
-            report.skip("headline_only" if isinstance(title, str) and title.strip() else "missing_text", where)
-            continue
-        report.read += 1
-        yield Article(article_id, date, " ".join(clean_text(title).split()) if isinstance(title, str) else "",
-                      text, str(record.get("split", "") or ""))
+        pending.append((article_id, date, record.get("title"), body if isinstance(body, str) else "",
+                        str(record.get("split", "") or ""), where))
+        if len(pending) >= CLEAN_BATCH:
+            yield from flush()
+    yield from flush()
 
 
 READERS = {".sgm": read_reuters_file, ".jsonl": read_jsonl_file, ".json": read_jsonl_file,
@@ -247,13 +267,13 @@ def corpus_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def read_file(path: Path, report: ReadReport) -> Iterator[Article]:
+def read_file(path: Path, report: ReadReport, cleaner: Cleaner = clean_serially) -> Iterator[Article]:
     """Yield the articles of one corpus file, picking the reader by its suffix."""
     fmt = corpus_format(path)
     reader = READERS.get(fmt) if fmt else None
     if reader is None:
         raise CorpusError(f"{path}: unknown corpus format (expected {', '.join(sorted(READERS))})")
-    return reader(path, report)
+    return reader(path, report, cleaner)
 
 
 def read_corpus(paths: list[Path]) -> tuple[list[Article], ReadReport]:

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -24,8 +25,9 @@ import orjson
 from graph_builder import __version__
 from graph_builder.entities import canonicalise
 from graph_builder.entity_types import harmonise_types
-from graph_builder.corpus import Article, ReadReport, corpus_files, read_file
+from graph_builder.corpus import Article, Cleaner, ReadReport, clean_serially, corpus_files, read_file
 from graph_builder.errors import InputError
+from graph_builder.news import clean_news
 from graph_builder.extras import require
 from graph_builder.extraction import DEFAULT_MODEL, SentenceParser, load_pipeline, parser_model
 from graph_builder.extraction.parsers import require_installed
@@ -35,6 +37,7 @@ from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of
 log = logging.getLogger(__name__)
 
 DEFAULT_SHARD_SIZE = 400
+PROGRESS_EVERY = 100  # articles read between two calls of plan_shards' progress
 MANIFEST = "manifest.json"
 REPORT = "report.json"
 
@@ -168,12 +171,14 @@ def _unique(articles: Iterable[Article], seen: set[bytes], report: ReadReport, f
         yield article
 
 
-def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE,
-                eval_from: dt.date | None = None) -> tuple[list[ShardTask], ReadReport, str]:
+def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_from: dt.date | None = None,
+                workers: int = 1,
+                progress: Callable[[int], None] | None = None) -> tuple[list[ShardTask], ReadReport, str]:
     """Read the corpus and cut it into named shards; also return the read report and a corpus fingerprint.
 
     Exact duplicate articles are dropped (counted as `duplicate_text`); with `eval_from`, articles without a
-    split of their own are labelled TRAIN before that date and TEST from it on.
+    split of their own are labelled TRAIN before that date and TEST from it on. Bodies are cleaned in `workers`
+    processes (the same articles, in the same order, as one); `progress` is called with each batch of articles read.
     """
     if shard_size < 1:
         raise InputError(f"shard_size must be positive, got {shard_size}")
@@ -181,14 +186,31 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE,
     tasks: list[ShardTask] = []
     digest = hashlib.sha256()
     seen: set[bytes] = set()
-    for file in corpus_files(paths):
-        articles = [date_split(a, eval_from) for a in _unique(read_file(file, report), seen, report, file)]
-        stat = file.stat()
-        digest.update(f"{file.name}:{stat.st_size}:{len(articles)}".encode())
-        stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in file.stem)
-        for n, start in enumerate(range(0, len(articles), shard_size)):
-            tasks.append(ShardTask(f"{stem}-{n:04d}", tuple(articles[start:start + shard_size])))
+    with cleaning(workers) as cleaner:
+        for file in corpus_files(paths):
+            articles: list[Article] = []
+            for article in _unique(read_file(file, report, cleaner), seen, report, file):
+                articles.append(date_split(article, eval_from))
+                if progress and len(articles) % PROGRESS_EVERY == 0:
+                    progress(PROGRESS_EVERY)
+            if progress:
+                progress(len(articles) % PROGRESS_EVERY)
+            stat = file.stat()
+            digest.update(f"{file.name}:{stat.st_size}:{len(articles)}".encode())
+            stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in file.stem)
+            for n, start in enumerate(range(0, len(articles), shard_size)):
+                tasks.append(ShardTask(f"{stem}-{n:04d}", tuple(articles[start:start + shard_size])))
     return tasks, report, digest.hexdigest()
+
+
+@contextmanager
+def cleaning(workers: int) -> Iterator[Cleaner]:
+    """A `Cleaner` over `workers` processes (in this one for 1); the pool closes with the block."""
+    if workers <= 1:
+        yield clean_serially
+        return
+    with ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
+        yield lambda bodies: list(pool.map(clean_news, bodies, chunksize=max(1, len(bodies) // (4 * workers))))
 
 
 def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> None:
@@ -246,16 +268,18 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
                    model: str = DEFAULT_MODEL, window_days: int = DEFAULT_WINDOW_DAYS,
                    shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False, eval_from: dt.date | None = None,
                    progress: Callable[[int], None] | None = None,
-                   total: Callable[[int], None] | None = None, canonical: bool = True) -> ExtractSummary:
+                   total: Callable[[int], None] | None = None, canonical: bool = True,
+                   reading: Callable[[int], None] | None = None) -> ExtractSummary:
     """Extract typed triples from corpus files into the dataset folder `out`, resuming finished shards; then
-    give each name one type and (unless `canonical` is False) each entity one canonical name."""
+    give each name one type and (unless `canonical` is False) each entity one canonical name. `reading` follows
+    the corpus being read and cleaned (in `workers` local processes, also with a scheduler) before any shard."""
     started = time.perf_counter()
     if window_days < 1:
         raise InputError(f"window_days must be positive, got {window_days}")
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise InputError(f"workers must be positive, got {workers}")
-    tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from)
+    tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from, workers, reading)
     if not tasks:
         raise InputError(f"no readable articles in {', '.join(map(str, paths))}: {report.to_dict()['skipped']}")
     spec = parser_model(model)  # an unknown or uninstalled parser fails here, before any folder is written

@@ -56,11 +56,13 @@ def extract(
                                            "(`egqa entities`): one name per participant.")] = True,
 ) -> None:
     """Extract typed triples from a corpus into a Parquet dataset (resumes an interrupted run)."""
-    with tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
+    with tqdm(desc="read and clean", unit="article", dynamic_ncols=True) as reading, \
+            tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
         summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=parser.value,
                                  window_days=window_days, shard_size=shard_size, overwrite=overwrite,
                                  eval_from=eval_from.date() if eval_from else None, progress=bar.update,
-                                 total=lambda n: setattr(bar, "total", n), canonical=entities)
+                                 total=lambda n: setattr(bar, "total", n), canonical=entities,
+                                 reading=reading.update)
     read = summary.read
     typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
                f"triples {summary.triples:,}  in {summary.seconds:.1f}s "

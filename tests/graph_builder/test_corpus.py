@@ -5,10 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import orjson
 import pytest
 
+from graph_builder import corpus
 from graph_builder.corpus import ReadReport, clean_text, parse_reuters_date, read_corpus, read_jsonl_file
 from graph_builder.errors import CorpusError, InputError
+from graph_builder.pipeline import plan_shards
 from graph_builder.windows import parse_date, window_of, window_span
 
 
@@ -98,3 +101,28 @@ def test_windows_round_trip() -> None:
         window_of(date, 0)
     with pytest.raises(InputError, match="not a date"):
         parse_date("13/03/1987")
+
+
+def test_planning_cleans_in_worker_processes_with_the_same_shards(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # Small batches, so that batches end between bad lines, duplicates and headline-only records.
+    monkeypatch.setattr(corpus, "CLEAN_BATCH", 7)
+    lines = []
+    for k in range(120):
+        if k % 17 == 5:
+            lines.append("not json")
+        elif k % 13 == 3:
+            lines.append(orjson.dumps({"id": f"h{k}", "date": "2024-05-01", "title": "Headline only", "text": ""}))
+        else:
+            body = f"LONDON (Reuters) - Firm {k % 40} bought unit {k % 40} (FRM{k % 40}.L).\n\n(Reporting by A B)"
+            lines.append(orjson.dumps({"id": f"a{k}", "date": f"2024-05-{1 + k % 28:02d}", "text": body}))
+    path = tmp_path / "news.jsonl"
+    path.write_bytes(b"\n".join(x if isinstance(x, bytes) else x.encode() for x in lines))
+    read: list[int] = []
+    one = plan_shards([path], shard_size=9, eval_from=dt.date(2024, 5, 15))
+    two = plan_shards([path], shard_size=9, eval_from=dt.date(2024, 5, 15), workers=2, progress=read.append)
+    assert [(t.name, t.articles) for t in one[0]] == [(t.name, t.articles) for t in two[0]]
+    assert one[1].to_dict() == two[1].to_dict() and one[2] == two[2]
+    assert one[1].skipped["duplicate_text"] > 0 and one[1].skipped["headline_only"] > 0
+    assert sum(read) == sum(len(t.articles) for t in two[0]) == one[1].read
+    assert two[0][0].articles[0].text == "Firm 0 bought unit 0."  # dateline, ticker and sign-off cleaned away
