@@ -22,7 +22,7 @@ from graph_builder.news import clean_news, unescape
 MAX_EXAMPLES = 20
 # Cleans raw news bodies, in order: `clean_serially`, or a process pool's map (`egqa extract` with workers).
 Cleaner = Callable[[Sequence[str]], list[str]]
-CLEAN_BATCH = 512  # JSON Lines records read before their bodies are cleaned together
+CLEAN_BATCH = 512  # records read before their bodies are cleaned together
 
 _REUTERS_RE = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
 _ATTR_RE = re.compile(r'(\w+)="([^"]*)"')
@@ -121,10 +121,22 @@ def _decode(data: bytes, report: ReadReport) -> str:
 
 
 def read_reuters_file(path: Path, report: ReadReport, cleaner: Cleaner = clean_serially) -> Iterator[Article]:
-    """Yield the articles of one Reuters-21578 `.sgm` file, counting skips in `report` (bodies cleaned one by one by
-    `cleaner`: a file holds 1,000 articles)."""
+    """Yield the articles of one Reuters-21578 `.sgm` file, counting skips in `report` (bodies cleaned by `cleaner`,
+    CLEAN_BATCH at a time)."""
     text = _decode(path.read_bytes(), report)
     line, counted_to = 1, 0
+    pending: list[tuple[str, dt.date, str, str, str, str, str]] = []  # id, date, title, body, split, where, type
+
+    def flush() -> Iterator[Article]:
+        for (newid, date, title, _, split, where, text_type), body in zip(
+                pending, cleaner([p[3] for p in pending]), strict=True):
+            if not body or body == "Blah blah blah.":
+                report.skip("brief_title_only" if text_type == "BRIEF" else "no_body", where)
+                continue
+            report.read += 1
+            yield Article(newid, date, title, body, split)
+        pending.clear()
+
     for match in _REUTERS_RE.finditer(text):
         attrs = dict(_ATTR_RE.findall(match.group(1)))
         block = match.group(2)
@@ -146,12 +158,10 @@ def read_reuters_file(path: Path, report: ReadReport, cleaner: Cleaner = clean_s
         if body is None and text_type == "UNPROC" and text_tag:
             body = text_tag.group(2)
             report.note("unproc_text_used_as_body")
-        body = cleaner([body or ""])[0]
-        if not body or body == "Blah blah blah.":
-            report.skip("brief_title_only" if text_type == "BRIEF" else "no_body", where)
-            continue
-        report.read += 1
-        yield Article(newid, date, title, body, attrs.get("LEWISSPLIT", ""))
+        pending.append((newid, date, title, body or "", attrs.get("LEWISSPLIT", ""), where, text_type))
+        if len(pending) >= CLEAN_BATCH:
+            yield from flush()
+    yield from flush()
 
 
 def _open_lines(path: Path) -> Iterator[bytes]:
