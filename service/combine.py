@@ -45,8 +45,11 @@ class FitResult:
     checks: list[Check] = field(default_factory=list)
 
 
-def _columns(evaluation: Path, components: Sequence[str]) -> tuple[list[dict[str, Any]], npt.NDArray[np.float64]]:
-    rows, offered = read_scores(evaluation)
+def _columns(evaluation: Path, components: Sequence[str],
+             read: tuple[list[dict[str, Any]], list[str]] | None = None) -> tuple[list[dict[str, Any]],
+                                                                           npt.NDArray[np.float64]]:
+    """The evaluation's rows and its components' scores as columns (`read`: its `read_scores`, if done already)."""
+    rows, offered = read or read_scores(evaluation)
     missing = [c for c in components if c not in offered]
     if missing:
         raise InputError(f"{evaluation}: no scores for {', '.join(missing)}; the run holds {', '.join(offered)}; "
@@ -137,7 +140,7 @@ def select_components(evaluation: Path, graphs: Path, candidates: Sequence[str] 
     pool = [name for name in (candidates or offered) if name != COMBINED]
     if len(set(pool)) != len(pool) or not pool:
         raise InputError("name one or more distinct candidate scorers")
-    _, scores = _columns(evaluation, pool)
+    _, scores = _columns(evaluation, pool, (rows, offered))
     labels = np.array([int(r["label"]) for r in rows], dtype=np.int64)
     evidence = np.array([bool(r.get("has_evidence", True)) for r in rows])
     bundles = [str(r["bundle_id"]) for r in rows]
