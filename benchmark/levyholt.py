@@ -194,7 +194,8 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
     only `measures`), so plain, clean and global scores of one build are compared on the same pairs in one run,
     and `exact`; with an `encoder` also `<measure>+smooth` (when the set has predicate embeddings), the
     `lm_cosine` baseline, and `<row>+lm` for every graph row (its score, else the LM cosine scaled below any
-    graph score: the LM orders what the graph leaves at 0)."""
+    graph score: the LM orders what the graph leaves at 0). Scorers that differ only over a hypothesis' several
+    premises (`+many`) are left out: each LevyHolt pair is a hypothesis with one premise."""
     from benchmark.metrics import evaluate_scores, plot_pr_curves, pr_curve
 
     scorers = build_scorers(graphset, measures=measures, encoder=encoder, smooth_k=smooth_k,
@@ -219,6 +220,8 @@ def evaluate_levyholt(graphset: GraphSet, data_dir: Path, formats: Sequence[str]
             batch = pair_batch([p for p in pairs if p.premise is not None and p.hypothesis is not None])
             shown = {}
             for name, scorer in scorers.items():
+                if getattr(scorer, "needs_groups", False):  # the same as its inner scorer on lone pairs
+                    continue
                 scores, grounded = score_pairs(scorer, pairs, batch)
                 metrics = evaluate_scores(labels, scores, groups=units, resamples=resamples, unit_name="pair")
                 curves[name] = pr_curve(labels, scores)

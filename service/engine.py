@@ -437,8 +437,8 @@ class ScoringEngine:
         forward = PairBatch([Query(premise, hypothesis, _types(types))], identity_is_one=False)
         backward = PairBatch([Query(hypothesis, premise, _types(types))], identity_is_one=False)
         for name, scorer in self.registry.items():
-            if not scorer.reads_graphs or scorer.reads_text:
-                continue  # between two bare predicates only the graphs have something to say
+            if not scorer.reads_graphs or scorer.reads_text or getattr(scorer, "needs_groups", False):
+                continue  # between two bare predicates only the graphs have something to say, +many as its inner
             fwd, bwd = forward.scored(scorer), backward.scored(scorer)
             out[name] = {"forward": float(fwd.scores[0]), "backward": float(bwd.scores[0]),
                          "forward_match": fwd.matches[0], "backward_match": bwd.matches[0]}

@@ -37,7 +37,9 @@ class FakeEncoder:
 def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet) -> None:
     plain = build_scorers(graphs)
     acts = [f"{m}+act" for m in graphs.measures]
-    assert list(plain) == [*graphs.measures, "exact", *acts, *(f"{m}+dir" for m in [*graphs.measures, *acts])]
+    directed = [f"{m}+dir" for m in [*graphs.measures, *acts]]
+    many = [f"{m}+many" for m in [*graphs.measures, *acts, *directed]]
+    assert list(plain) == [*graphs.measures, "exact", *acts, *directed, *many]
     assert plain.default == f"{graphs.default_measure}+act"
     # Without the model, every LM scorer is named as unavailable (not unknown), the reason without a path.
     for name in ("lm_cosine", "binc+smooth", "binc+lm", "binc+smooth+lm", "binc+smooth+act", "binc+act+lm"):
@@ -53,8 +55,8 @@ def test_names_follow_the_graphs_and_the_model_in_a_fixed_order(graphs: GraphSet
 
 def test_an_extra_set_is_a_scorer_and_its_name_may_not_clash(graphs: GraphSet) -> None:
     registry = build_scorers(graphs, measures=["binc"], extra_graphs={"other": graphs})
-    assert list(registry) == ["binc", "other", "exact", "binc+act", "other+act", "binc+dir", "other+dir", "binc+act+dir",
-                              "other+act+dir"]
+    kept = ["binc", "other", "binc+act", "other+act", "binc+dir", "other+dir", "binc+act+dir", "other+act+dir"]
+    assert list(registry) == [*kept[:2], "exact", *kept[2:], *(f"{s}+many" for s in kept)]
     for clash in ("binc", "exact", "lm_cosine", "mine+lm", "a+smooth", "b+dir"):
         with pytest.raises(InputError, match="clashes with a scorer name"):
             build_scorers(graphs, extra_graphs={clash: graphs})
@@ -67,7 +69,8 @@ def test_with_the_model_the_wrappers_apply_to_every_graph_scorer(graphs: GraphSe
     act = ["binc+act", "other+act", *[f"{s}+act" for s in smooth]]
     lm = [f"{s}+lm" for s in ["binc", "other", *smooth, *act]]
     directed = [f"{s}+dir" for s in ["binc", "other", "lm_cosine", *smooth, *act, *lm]]
-    assert list(registry) == ["binc", "other", "exact", "lm_cosine", *smooth, *act, *lm, *directed]
+    many = [f"{s}+many" for s in ["binc", "other", "lm_cosine", *smooth, *act, *lm, *directed]]
+    assert list(registry) == ["binc", "other", "exact", "lm_cosine", *smooth, *act, *lm, *directed, *many]
     if graphs.embeddings is None:  # the fixture has none: the reason names the set, not its folder
         assert registry.unavailable["other+smooth"].startswith("the graph set 'other' has no predicate embeddings")
         assert registry.unavailable["binc+smooth+lm"].startswith("the loaded graph set has no predicate embeddings")
@@ -228,6 +231,42 @@ def test_a_directed_scorer_is_its_inner_scores_times_the_factors(graphs: GraphSe
     np.testing.assert_allclose(directed.scores, inner.scores * direction_factors(graphs, queries))
     assert directed.scores[2] == 1.0  # the hypothesis itself: no premise is more general than itself
     assert directed.matches == inner.matches and list(directed.grounded) == list(inner.grounded)
+
+
+def naive_many(queries: list[Query], groups: list[int], scores: list[float]) -> list[float]:
+    """Each pair's score over the number of distinct (premise, order) pairs of its group, counted by hand."""
+    out = []
+    for g, s in zip(groups, scores, strict=True):
+        distinct = {(q.premise, q.premise_reversed) for q, h in zip(queries, groups, strict=True) if h == g}
+        out.append(s / len(distinct))
+    return out
+
+
+def test_many_divides_by_each_hypothesis_distinct_premises_as_a_naive_reference(graphs: GraphSet) -> None:
+    registry = build_scorers(graphs, measures=["binc"])
+    types = ("person", "organization")
+    buy, own, acquire = "(buy.1,buy.2)", "(own.1,own.2)", "(acquire.1,acquire.2)"
+    queries = [Query(buy, own, types), Query(own, own, types), Query(buy, own, types),  # hypothesis 0: 2 premises
+               Query(buy, own, types, premise_reversed=True),                           # ... and a reversed one: 3
+               Query(acquire, buy, types),                                               # hypothesis 1: 1 premise
+               Query(own, buy, types), Query(buy, buy, types)]                           # hypothesis 2: 2 premises
+    groups = [0, 0, 0, 0, 1, 2, 2]
+    batch = PairBatch(queries, groups=np.array(groups))
+    inner, many = batch.scored(registry["binc+dir"]), batch.scored(registry["binc+dir+many"])
+    np.testing.assert_allclose(many.scores, naive_many(queries, groups, inner.scores.tolist()))
+    np.testing.assert_array_equal(batch.premise_counts(), [3, 3, 3, 3, 1, 2, 2])
+    assert many.matches == inner.matches and list(many.grounded) == list(inner.grounded)
+    # Without groups (two bare predicates, LevyHolt) every pair is its own hypothesis: nothing is divided.
+    alone = PairBatch(queries)
+    np.testing.assert_array_equal(alone.scored(registry["binc+many"]).scores, alone.scored(registry["binc"]).scores)
+    assert "exact+many" not in registry and registry["binc+many"].name == "binc+many"
+    for seed in range(20):  # random groups and repeated premises against the reference
+        rng = np.random.default_rng(seed)
+        picks = [Query(str(rng.integers(4)), "h", types, bool(rng.integers(2))) for _ in range(rng.integers(1, 12))]
+        g = rng.integers(0, 3, len(picks)).tolist()
+        random_batch = PairBatch(picks, groups=np.array(g))
+        shares = naive_many(picks, g, [1.0] * len(picks))  # 1 / n per pair
+        np.testing.assert_allclose(random_batch.premise_counts(), [1 / x for x in shares])
 
 
 @dataclass(frozen=True)

