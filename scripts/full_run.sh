@@ -20,7 +20,7 @@ PORT="${EGQA_FULL_PORT:-8765}"
 ES_PORT=9250
 LEVYHOLT=../shared/data/levyholt
 BERANT=../shared/data/berant2011/original-edgelist.txt
-SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant,binc+lm,binc_clean+smooth+lm,binc_clean+smooth+lm+dir,binc+act,binc_clean+smooth+act+lm+dir,binc_lp,binc_clean_lp,binc_lp+lm,binc_clean_lp+smooth+lm}"
+SCORERS="${EGQA_FULL_SCORERS:-exact,cos,lin,weeds,binc,binc_clean,global,binc_clean+smooth,lm_cosine,berant,binc+lm,binc_clean+smooth+lm,binc_clean+smooth+lm+dir,binc+act,binc_clean+smooth+act+lm+dir,binc_lp,binc_clean_lp,binc_lp+lm,binc_clean_lp+smooth+lm,binc_clean+smooth+act+lm+dir+many,binc_clean_lp+many}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
