@@ -54,17 +54,18 @@ ANTONYM = "antonym"  # the match kind of a pair whose premise says the opposite 
 REVERSED = "reversed"  # the match kind of the hypothesis' own predicate with its arguments swapped: scored 0
 ACT = "act"  # the match kind of a controlled premise scored as its act (`+act`)
 # The scorer a request gets when it names none: the best method measured that the installation can run.
-# On the 2006-2013 Reuters benchmark (test AP_norm, extractor v7): binc_clean+smooth+lm+dir 45.9 and
-# binc_clean+smooth+lm 46.0 (paired 0.0 [-0.1, 0.0]; dev 47.8 both), binc 38.5; of these only `+dir` ranks
-# the LevyHolt directional pairs better than chance (docs/results.md). `combined` ranks the benchmark better
-# (test 47.6, dev 50.4) but is fitted to it, and does worse on LevyHolt dev (35.0 against 40.1) and on our
-# questions (62 of 99 against 65): it is offered by name, not by default. Without the `lm` extra or predicate
-# embeddings the next one available is taken, down to the graphs' own default measure. At extractor v11, which keeps
-# planned and possible acts under their controller, `+act` reads them back as weak evidence of the act:
-# binc_clean+smooth+act+lm+dir 44.9 against 44.6 on test (paired +0.3 [+0.0, +0.6]), 48.1 against 47.5 on dev
-# (+0.5 [+0.2, +0.9]); binc+act 38.8 against binc 35.8 (dev 42.0 against 38.7), which is the default where the
-# model is not installed (the container image), `binc` itself staying available by name.
-PREFERRED_DEFAULTS = ("binc_clean+smooth+act+lm+dir", "binc+act+lm+dir", "binc_clean+smooth+act", "binc+act")
+# Where the graph set has a fitted combination (`egqa graph combine`), `combined`: on the 2006-2013 Reuters benchmark
+# (2026-11-29, components chosen on dev with `+many` among them) test AP_norm 49.1 held out against 44.9 for
+# binc_clean+smooth+act+lm+dir, and 94 of our 143 questions right against 88; it ranks LevyHolt dev worse (34.7
+# against 40.3; dev_dir 2.9 against 3.4), pairs of bare predicates that `/v1/query` never asks (docs/results.md).
+# Otherwise: on the benchmark at extractor v7, binc_clean+smooth+lm+dir 45.9 and binc_clean+smooth+lm 46.0 (paired
+# 0.0 [-0.1, 0.0]; dev 47.8 both), binc 38.5; of these only `+dir` ranks the LevyHolt directional pairs better than
+# chance. Without the `lm` extra or predicate embeddings the next one available is taken, down to the graphs' own
+# default measure. At extractor v11, which keeps planned and possible acts under their controller, `+act` reads them
+# back as weak evidence of the act: binc_clean+smooth+act+lm+dir 44.9 against 44.6 on test (paired +0.3 [+0.0,
+# +0.6]), 48.1 against 47.5 on dev (+0.5 [+0.2, +0.9]); binc+act 38.8 against binc 35.8 (dev 42.0 against 38.7),
+# which is the default where the model is not installed (the container image), `binc` itself staying available.
+PREFERRED_DEFAULTS = (COMBINED, "binc_clean+smooth+act+lm+dir", "binc+act+lm+dir", "binc_clean+smooth+act", "binc+act")
 # `+dir`: the largest share of a score taken from a premise far more general than its hypothesis. Chosen on
 # LevyHolt dev, the set without a directional question: there it costs the default scorer 0.5 AP_norm points.
 DIRECTION_PENALTY = 0.05

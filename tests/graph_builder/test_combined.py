@@ -151,14 +151,15 @@ def test_the_registry_offers_combined_only_with_a_fitted_artefact(graphs_dir: Pa
     write_combination(copy, _combination(copy))
     graphs = GraphSet.load(copy)
     registry = build_scorers(graphs)
-    # Offered by name: fitted to one benchmark, it is not the default (docs/results.md says why).
-    assert list(registry)[-1] == COMBINED and registry.default != COMBINED
+    # Where fitted, it is the default (the best method measured, docs/results.md); a setting still wins.
+    assert list(registry)[-1] == COMBINED and registry.default == COMBINED
+    assert build_scorers(graphs, default="binc").default == "binc"
     assert answer_threshold(registry[COMBINED], 0.05) == pytest.approx(0.4)
     assert answer_threshold(registry["binc"], 0.05) == 0.05
     # A component the installation cannot offer (here: the LM) makes it unavailable, saying which and why.
     write_combination(copy, _combination(copy, ("binc", "lm_cosine")))
     registry = build_scorers(GraphSet.load(copy))
-    assert COMBINED not in registry
+    assert COMBINED not in registry and registry.default == "binc+act"  # the next best offered
     assert "lm_cosine: the sentence-embedding model is not loaded" in registry.unavailable[COMBINED]
 
 
