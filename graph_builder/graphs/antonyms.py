@@ -7,7 +7,9 @@ the other, both with their subject first, the arguments in the same order and ne
 other; every graph scorer gives such a pair 0 (match `antonym`). A converse keeps its score: "Y sold X to Z"
 entails "Z bought X" with the arguments the other way around, and "X was sold by Y" entails "X was bought from
 Y" (neither has its subject first). The pairs come from `graph_builder/data/verb_antonyms.tsv`
-(`scripts/verb_antonyms.py` writes it from WordNet 3.0), so serving needs no WordNet.
+(`scripts/verb_antonyms.py` writes it from WordNet 3.0), so serving needs no WordNet, and from
+`graph_builder/data/verb_directions.tsv`: every verb of an increase against every verb of a decrease ("raised" /
+"cut" an outlook, "upgraded" / "slashed" a rating), which WordNet lists as antonyms only pair by pair.
 """
 
 from __future__ import annotations
@@ -17,19 +19,39 @@ from functools import lru_cache
 from pathlib import Path
 
 ANTONYMS_FILE = Path(__file__).resolve().parent.parent / "data" / "verb_antonyms.tsv"
+DIRECTIONS_FILE = ANTONYMS_FILE.with_name("verb_directions.tsv")
+DIRECTIONS = ("up", "down")
 NEGATED = "NEG__"
 _WORD = re.compile(r"[a-z]+")
 
 
+def _rows(path: Path) -> list[tuple[str, str]]:
+    """A data file's two-column rows, comments and blank lines left out."""
+    return [tuple(line.split("\t")) for line in path.read_text(encoding="utf-8").splitlines()  # type: ignore[misc]
+            if line and not line.startswith("#")]
+
+
+def directions() -> dict[str, set[str]]:
+    """The verbs of each direction of change (`verb_directions.tsv`); an unknown direction is refused."""
+    out: dict[str, set[str]] = {way: set() for way in DIRECTIONS}
+    for word, way in _rows(DIRECTIONS_FILE):
+        if way not in out:
+            raise ValueError(f"{DIRECTIONS_FILE.name}: {word!r} has direction {way!r}, not one of {DIRECTIONS}")
+        out[way].add(word)
+    return out
+
+
 @lru_cache(maxsize=1)
 def antonyms() -> dict[str, frozenset[str]]:
-    """Each verb's antonyms, both ways."""
+    """Each verb's antonyms, both ways: WordNet's pairs, and every verb of one direction of change against every verb
+    of the other."""
+    pairs = _rows(ANTONYMS_FILE)
+    ways = directions()
+    pairs += [(a, b) for a in ways["up"] for b in ways["down"]]
     table: dict[str, set[str]] = {}
-    for line in ANTONYMS_FILE.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            a, b = line.split("\t")
-            table.setdefault(a, set()).add(b)
-            table.setdefault(b, set()).add(a)
+    for a, b in pairs:
+        table.setdefault(a, set()).add(b)
+        table.setdefault(b, set()).add(a)
     return {word: frozenset(others) for word, others in table.items()}
 
 

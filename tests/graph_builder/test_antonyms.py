@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph_builder.graphs.antonyms import antonyms, contradicts
+from graph_builder.graphs.antonyms import antonyms, contradicts, directions
 from graph_builder.graphs.graphset import Query
 from graph_builder.graphs.scorers import ANTONYM, PairBatch
 
@@ -16,7 +16,22 @@ def test_the_shipped_pairs_are_wordnets_verb_antonyms() -> None:
     assert "fall" in table["rise"] and "lose" in table["win"] and "acquire" not in table.get("buy", set())
 
 
+def test_every_verb_of_an_increase_opposes_every_verb_of_a_decrease() -> None:
+    ways, table = directions(), antonyms()
+    assert not ways["up"] & ways["down"] and {"raise", "boost", "upgrade"} <= ways["up"] and {"cut", "slash"} <= ways["down"]
+    for up in ways["up"]:
+        assert ways["down"] <= table[up] and not ways["up"] & table[up]  # never opposed to its own direction
+    for down in ways["down"]:
+        assert ways["up"] <= table[down] and not ways["down"] & table[down]
+    assert "sell" in table["buy"]  # WordNet's pairs are kept beside them
+
+
 @pytest.mark.parametrize(("premise", "hypothesis", "reversed_", "expected"), [
+    ("(raise.1,raise.2)", "(cut.1,cut.2)", False, True),  # Caterpillar raised its outlook / cut its outlook
+    ("(slash.1,slash.rating.on.2)", "(upgrade.1,upgrade.2)", False, True),  # Moody's slashed Spain / upgraded Spain
+    ("(post.1,post.gain.in.2)", "(post.1,post.drop.in.2)", False, True),  # a gain / a drop in profit
+    ("(cut.1,cut.2)", "(reduce.1,reduce.2)", False, False),  # the same direction
+    ("(raise.1,raise.2)", "(cut.1,cut.2)", True, False),  # other roles: not this rule's to judge
     ("(downgrade.1,downgrade.rating.of.2)", "(upgrade.1,upgrade.2)", False, True),  # S&P downgraded / upgraded France
     ("agree__(buy.1,buy.2)", "(sell.1,sell.2)", False, True),
     ("(buy.1,buy.from.2)", "(sell.1,sell.to.2)", False, True),  # X bought from Y / X sold to Y
