@@ -55,8 +55,8 @@ REVERSED = "reversed"  # the match kind of the hypothesis' own predicate with it
 ACT = "act"  # the match kind of a controlled premise scored as its act (`+act`)
 # The scorer a request gets when it names none: the best method measured that the installation can run.
 # Where the graph set has a fitted combination (`egqa graph combine`), `combined`: on the 2006-2013 Reuters benchmark
-# (2026-11-29, components chosen on dev with `+many` among them) test AP_norm 49.1 held out against 44.9 for
-# binc_clean+smooth+act+lm+dir, and 94 of our 143 questions right against 88; it ranks LevyHolt dev worse (34.7
+# (2026-11-29, components chosen on dev with `+many` among them) test AP_norm 49.2 held out against 44.9 for
+# binc_clean+smooth+act+lm+dir, and 97 of our 143 questions right against 90; it ranks LevyHolt dev worse (34.7
 # against 40.3; dev_dir 2.9 against 3.4), pairs of bare predicates that `/v1/query` never asks (docs/results.md).
 # Otherwise: on the benchmark at extractor v7, binc_clean+smooth+lm+dir 45.9 and binc_clean+smooth+lm 46.0 (paired
 # 0.0 [-0.1, 0.0]; dev 47.8 both), binc 38.5; of these only `+dir` ranks the LevyHolt directional pairs better than
