@@ -438,20 +438,15 @@ def direction_factors(graphs: GraphSet, queries: Sequence[Query],
     return 1.0 - penalty * np.maximum(0.0, -np.tanh(np.log(ratio)))
 
 
-@dataclass(frozen=True)
-class Directed:
-    """A scorer whose score is lowered where the premise is more general than the hypothesis (`direction_factors`)."""
+class _LikeItsInner:
+    """A wrapper named `<inner><SUFFIX>` that reads text and runs the model exactly when its inner scorer does."""
 
     inner: Scorer
-    graphs: GraphSet  # whose node counts say how general a predicate is: the main graph set
-    penalty: float = DIRECTION_PENALTY
-    SUFFIX: ClassVar[str] = "+dir"
-    reads_graphs: ClassVar[bool] = True
-    needs_model: ClassVar[bool] = False  # lm_cosine+dir and <scorer>+lm+dir do, through their inner scorer
+    SUFFIX: ClassVar[str]
 
     @property
     def name(self) -> str:
-        """`<scorer>+dir`."""
+        """`<inner scorer><SUFFIX>`."""
         return self.inner.name + self.SUFFIX
 
     @property
@@ -463,6 +458,18 @@ class Directed:
     def runs_model(self) -> bool:
         """As its inner scorer."""
         return self.inner.runs_model
+
+
+@dataclass(frozen=True)
+class Directed(_LikeItsInner):
+    """A scorer whose score is lowered where the premise is more general than the hypothesis (`direction_factors`)."""
+
+    inner: Scorer
+    graphs: GraphSet  # whose node counts say how general a predicate is: the main graph set
+    penalty: float = DIRECTION_PENALTY
+    SUFFIX: ClassVar[str] = "+dir"
+    reads_graphs: ClassVar[bool] = True
+    needs_model: ClassVar[bool] = False  # lm_cosine+dir and <scorer>+lm+dir do, through their inner scorer
 
     def score(self, batch: PairBatch) -> Scored:
         """The inner scores times each pair's direction factor."""
@@ -478,7 +485,7 @@ class Directed:
 
 
 @dataclass(frozen=True)
-class Many:
+class Many(_LikeItsInner):
     """A scorer whose scores are divided by how many distinct premises their hypothesis has, so a hypothesis' answer
     is its best premise's score over n.
 
@@ -493,21 +500,6 @@ class Many:
     # Pairs without groups (LevyHolt's) score as under the inner scorer: evaluations of lone pairs skip it.
     needs_groups: ClassVar[bool] = True
     needs_model: ClassVar[bool] = False  # <scorer>+lm+many does, through its inner scorer
-
-    @property
-    def name(self) -> str:
-        """`<scorer>+many`."""
-        return self.inner.name + self.SUFFIX
-
-    @property
-    def reads_text(self) -> bool:
-        """As its inner scorer."""
-        return self.inner.reads_text
-
-    @property
-    def runs_model(self) -> bool:
-        """As its inner scorer."""
-        return self.inner.runs_model
 
     def score(self, batch: PairBatch) -> Scored:
         """The inner scores, each divided by its hypothesis' number of distinct premises."""
