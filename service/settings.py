@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     smooth_min_cosine: float = Field(0.5, ge=-1.0, le=1.0, description="Premise smoothing: least cosine of a neighbour's predicate words.")
     store_url: str = Field("sqlite:///out/demo/evidence.db", description="Evidence store URL (sqlite:///path or http(s)://host:port[,host:port...][/prefix][?replicas=n]).")
     default_scorer: str | None = Field(None, description="Scorer when a request names none (default: the best measured that "
-                                                 "the installation offers: binc_clean+smooth+act+lm+dir, binc+act+lm+dir, "
+                                                 "the installation offers: combined where fitted, binc_clean+smooth+act+lm+dir, binc+act+lm+dir, "
                                                  "binc_clean+smooth+act, binc+act, else the graphs' default).")
     threshold: float = Field(0.05, ge=0.0, le=1.0, allow_inf_nan=False, description="Score at or above which the answer is true "
                              "(the combined scorer uses the threshold fitted with it).")
