@@ -22,38 +22,34 @@ import orjson
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 from benchmark.metrics import ap_norm, paired_difference  # noqa: E402
-from retrieval.protocol import EvidenceQuery  # noqa: E402
 from service.app import open_engine  # noqa: E402
-from service.engine import HypothesisInput, ScoringEngine  # noqa: E402
+from service.engine import HypothesisInput, Options, ScoringEngine  # noqa: E402
+from service.evaluate import entry_query  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 BATCH = 500
+ALL_EVIDENCE = 10**9  # top_k that keeps every piece of evidence (the HTTP API caps it; in process it is not)
 Premises = npt.NDArray[np.float64]  # one entry's best score per distinct premise (predicate, order), best first
 
 
+def hypothesis(entry: dict) -> HypothesisInput:
+    """A benchmark entry as the proposition `egqa evaluate` sends for it (`entry_query`)."""
+    query = entry_query(entry)
+    return HypothesisInput(**{**query, "exclude_sentence_ids": tuple(query["exclude_sentence_ids"])})
+
+
 def premise_scores(engine: ScoringEngine, entries: Sequence[dict], scorer: str) -> list[Premises]:
-    """Each entry's distinct premises' scores under `scorer`, best first (empty without evidence)."""
-    chosen = engine.registry.check(scorer)
+    """Each entry's distinct premises' scores under `scorer`, best first (empty without evidence): the service's
+    answers with every piece of evidence kept, each (predicate, order) at its best."""
     out: list[Premises] = []
     for start in range(0, len(entries), BATCH):
         chunk = entries[start:start + BATCH]
-        items = [HypothesisInput(subject=e["subj"], predicate=e["predicate"], object=e["obj"],
-                                 subject_type=e["subj_type"], object_type=e["obj_type"], window=int(e["window"]),
-                                 exclude_sentence_ids=tuple(e.get("exclude_sentence_ids") or ())) for e in chunk]
-        checked: set[int] = set()
-        hyps = [engine.resolve(item, checked) for item in items]
-        lookups: dict[EvidenceQuery, int] = {}
-        inverse = [lookups.setdefault(EvidenceQuery(h.window, h.subj, h.obj, item.exclude_sentence_ids,
-                                                    engine.max_evidence), len(lookups))
-                   for h, item in zip(hyps, items, strict=True)]
-        found = engine.store.evidence_many(list(lookups))
-        flat = [(k, ev) for k in range(len(hyps)) for ev in found[inverse[k]]]
-        scores, _ = engine._score_pairs(hyps, flat, chosen)  # noqa: SLF001 - the per-premise scores the max is over
-        best: list[dict[tuple[str, bool], float]] = [{} for _ in hyps]
-        for (k, ev), score in zip(flat, scores.tolist(), strict=True):
-            key = (ev.predicate, ev.aligned)
-            best[k][key] = max(best[k].get(key, 0.0), score)
-        out += [np.sort(np.array(list(b.values()), dtype=np.float64))[::-1] for b in best]
+        for answer in engine.judge([hypothesis(e) for e in chunk], Options(scorer, top_k=ALL_EVIDENCE)):
+            best: dict[tuple[str, bool], float] = {}
+            for scored in answer.evidence:
+                key = (scored.evidence.predicate, scored.evidence.aligned)
+                best[key] = max(best.get(key, 0.0), scored.score)
+            out.append(np.sort(np.array(list(best.values()), dtype=np.float64))[::-1])
         print(f"  {min(start + BATCH, len(entries))}/{len(entries)} entries", file=sys.stderr)
     return out
 

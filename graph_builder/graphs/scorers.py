@@ -30,6 +30,7 @@ Kinds:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
@@ -152,9 +153,7 @@ class PairBatch:
             else:
                 groups = np.asarray(self.groups)
                 distinct = {(int(g), q.premise, q.premise_reversed) for g, q in zip(groups, self.queries, strict=True)}
-                per_group: dict[int, int] = {}
-                for g, _, _ in distinct:
-                    per_group[g] = per_group.get(g, 0) + 1
+                per_group = Counter(g for g, _, _ in distinct)
                 self._premise_counts = np.array([per_group[int(g)] for g in groups], dtype=np.float64)
         return self._premise_counts
 

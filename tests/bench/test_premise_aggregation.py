@@ -39,6 +39,7 @@ def test_per_premise_scores_give_the_services_answers(fixture_build: Build) -> N
     items = [HypothesisInput(subject=e["subj"], predicate=e["predicate"], object=e["obj"], subject_type=e["subj_type"],
                              object_type=e["obj_type"], window=e["window"],
                              exclude_sentence_ids=tuple(e["exclude_sentence_ids"])) for e in entries]
+    assert [aggregation.hypothesis(e) for e in entries] == items  # the proposition `egqa evaluate` sends
     premises = aggregation.premise_scores(engine, entries, "binc")
     best = [aggregation.AGGREGATIONS["best (the service)"](v) for v in premises]
     over_n = [aggregation.AGGREGATIONS["best / n^1.0"](v) for v in premises]
