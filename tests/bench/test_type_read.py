@@ -48,7 +48,9 @@ def test_a_sample_draws_only_changed_mentions_and_the_judge_counts_by_hand(tmp_p
 @pytest.mark.parametrize(("read", "new", "old"), [("types-v2-seed92-annotator1", 87, 10),
                                                   ("types-v2-seed92-annotator2", 87, 10),
                                                   ("types-v2first-seed91-annotator1", 89, 8),
-                                                  ("types-v2first-seed91-annotator2", 87, 10)])
+                                                  ("types-v2first-seed91-annotator2", 87, 10),
+                                                  ("types-v4-seed93-annotator1", 96, 2),
+                                                  ("types-v4-seed93-annotator2", 94, 2)])
 def test_the_recorded_type_reads_give_the_documented_figures(read: str, new: int, old: int) -> None:
     result = type_read.judge(BENCH / "data" / "type_reads" / read)
     assert (result["all"]["new"], result["all"]["old"], sum(result["all"].values())) == (new, old, 100)

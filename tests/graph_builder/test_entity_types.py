@@ -101,33 +101,49 @@ def test_typing_votes_on_the_names_as_extracted_and_is_recorded(tmp_path: Path) 
     # Typed again after the canonical names are written, it votes on the same names and changes nothing.
     assert harmonise_types(tmp_path).changed == 0 and first.changed == 3
     manifest = orjson.loads((tmp_path / DATASET_MANIFEST).read_bytes())
-    assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v3"
+    assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v4"
     assert manifest["types"]["report"]["changed"] == 0
 
 
-def test_an_untyped_mention_takes_its_own_names_type_not_its_companys(tmp_path: Path) -> None:
-    # "News Corp" is a company; a capitalised "News" the recogniser left untyped is not made one by it.
-    rows = [_row(1, "news corp", "News Corp", "organization"), _row(2, "news corp", "News Corp", "organization"),
-            _row(3, "news", "NEWS", "thing"), _row(4, "pfizer inc", "Pfizer Inc", "organization"),
-            _row(5, "pfizer inc", "Pfizer Inc", "organization"), _row(6, "pfizer", "Pfizer", "person"),
-            _row(7, "pfizer", "Pfizer", "thing")]   # untyped, and its own name's mentions say person
+def test_an_untyped_mention_of_a_name_takes_its_companys_type(tmp_path: Path) -> None:
+    # "Pfizer" the recogniser typed a person once and left untyped once; the writer calls the company "Pfizer Inc":
+    # both bare mentions are the company.
+    rows = [_row(4, "pfizer inc", "Pfizer Inc", "organization"), _row(5, "pfizer inc", "Pfizer Inc", "organization"),
+            _row(6, "pfizer", "Pfizer", "person"), _row(7, "pfizer", "Pfizer", "thing")]
     write_shard(rows, shard_path(tmp_path, "one"))
     harmonise_types(tmp_path)
     got = {r["article_id"]: r["subj_type"] for r in read_triples(tmp_path).to_pylist()}
-    assert got == {"a1": "organization", "a2": "organization", "a3": "thing", "a4": "organization",
-                   "a5": "organization", "a6": "organization", "a7": "person"}
+    assert got == {"a4": "organization", "a5": "organization", "a6": "organization", "a7": "organization"}
+
+
+def test_an_untyped_common_noun_or_unrecognised_word_takes_its_own_names_type(tmp_path: Path) -> None:
+    # "News Corp" is a company; a capitalised "News" never recognised is not made one by it. "Oil Corp" is a company
+    # too; "Oil", typed a person once, is mostly a lower-case argument ("oil", three times against two capitalised),
+    # so an untyped "Oil" keeps its own name's majority.
+    rows = [_row(1, "news corp", "News Corp", "organization"), _row(2, "news corp", "News Corp", "organization"),
+            _row(3, "news", "NEWS", "thing"),
+            _row(10, "oil corp", "Oil Corp", "organization"), _row(11, "oil corp", "Oil Corp", "organization"),
+            _row(12, "oil", "Oil", "person"), _row(13, "oil", "Oil", "thing"),
+            *(_row(14 + k, "oil", "oil", "thing") for k in range(3))]
+    write_shard(rows, shard_path(tmp_path, "one"))
+    harmonise_types(tmp_path)
+    got = {r["article_id"]: r["subj_type"] for r in read_triples(tmp_path).to_pylist()}
+    assert got == {"a1": "organization", "a2": "organization", "a3": "thing", "a10": "organization",
+                   "a11": "organization", "a12": "organization", "a13": "person", "a14": "thing", "a15": "thing",
+                   "a16": "thing"}
 
 
 def test_typing_again_gives_the_same_types_also_after_the_entities_pass(tmp_path: Path) -> None:
     from graph_builder.entities import canonicalise
     from graph_builder.entity_types import recognised_path
 
-    # "Acme" left untyped once takes its own name's majority (person); typed, it takes its company's (organization,
-    # from "Acme Corp"). v2 re-voted on the types it had written, and the untyped mention, now a person, became an
-    # organization on the second run.
+    # "Acme", mostly a lower-case word here, left untyped once takes its own name's majority (person); typed, it
+    # takes its company's (organization, from "Acme Corp"). v2 re-voted on the types it had written, and the untyped
+    # mention, now a person, became an organization on the second run.
     rows = [_row(1, "acme corp", "Acme Corp", "organization"), _row(2, "acme corp", "Acme Corp", "organization"),
             _row(3, "acme", "Acme", "person"), _row(4, "acme", "Acme", "person"), _row(5, "acme", "Acme", "thing"),
-            _row(6, "mario draghi", "Mario Draghi", "person"), _row(7, "pfizer", "Pfizer", "person")]
+            _row(6, "mario draghi", "Mario Draghi", "person"), _row(7, "pfizer", "Pfizer", "person"),
+            *(_row(8 + k, "acme", "acme", "thing") for k in range(4))]
     write_shard(rows, shard_path(tmp_path, "one"))
     harmonise_types(tmp_path)
     assert recognised_path(shard_path(tmp_path, "one")).is_file()
