@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -29,6 +29,7 @@ from graph_builder.corpus import Article, Cleaner, ReadReport, clean_serially, c
 from graph_builder.errors import InputError
 from graph_builder.news import clean_news
 from graph_builder.extras import require
+from graph_builder.headlines import headline_sentence
 from graph_builder.extraction import DEFAULT_MODEL, SentenceParser, load_pipeline, parser_model
 from graph_builder.extraction.parsers import require_installed
 from graph_builder.triples import ARTICLE_SCHEMA, article_shard_path, shard_path, write_shard
@@ -85,12 +86,22 @@ class ExtractSummary:
         return asdict(self)
 
 
-def article_rows(article: Article, doc_sentences: list, window_days: int) -> tuple[list[dict[str, object]], int]:
-    """Turn one parsed article into triple rows; also return its sentence count."""
+def parse_articles(parser: SentenceParser, articles: Sequence[Article]) -> list[tuple[list, list]]:
+    """Each article's parsed body sentences and parsed title (`headline_sentence`: none when it states no event),
+    parsed in one batch."""
+    parsed = parser.parse([a.text for a in articles] + [headline_sentence(a.title) for a in articles])
+    return list(zip(parsed[:len(articles)], parsed[len(articles):], strict=True))
+
+
+def article_rows(article: Article, doc_sentences: list, window_days: int,
+                 title_sentences: Sequence = ()) -> tuple[list[dict[str, object]], int]:
+    """Turn one parsed article into triple rows; also return its sentence count, the title's included. A title's
+    sentences are `t000`, ... after the body's `0000`, ...: read last, so that the canonical-entities pass resolves
+    a headline's short names ("Facebook") to the full names of the body ("Facebook Inc")."""
     window = window_of(article.date, window_days)
     rows: list[dict[str, object]] = []
-    for sent in doc_sentences:
-        sentence_id = f"{article.id}:{sent.index:04d}"
+    for sent, sentence_id in [*((s, f"{article.id}:{s.index:04d}") for s in doc_sentences),
+                              *((s, f"{article.id}:t{s.index:03d}") for s in title_sentences)]:
         for k, rel in enumerate(sent.relations):
             rows.append({
                 "triple_id": f"{sentence_id}:{k:03d}",
@@ -110,7 +121,7 @@ def article_rows(article: Article, doc_sentences: list, window_days: int) -> tup
                 "negated": rel.negated,
                 "sentence": sent.text,
             })
-    return rows, len(doc_sentences)
+    return rows, len(doc_sentences) + len(title_sentences)
 
 
 _PARSERS: dict[str, SentenceParser] = {}
@@ -133,14 +144,15 @@ def extract_shard(task: ShardTask, out_dir: str, model: str = DEFAULT_MODEL,
     sentences = 0
     parser = _shard_parser(model)
     before = parser.stats.tokens
-    parsed = parser.parse([a.text for a in task.articles])
-    for article, doc_sentences in zip(task.articles, parsed, strict=True):
-        article_triples, n_sentences = article_rows(article, doc_sentences, window_days)
+    for article, (doc_sentences, title_sentences) in zip(task.articles, parse_articles(parser, task.articles),
+                                                         strict=True):
+        article_triples, n_sentences = article_rows(article, doc_sentences, window_days, title_sentences)
         rows += article_triples
         sentences += n_sentences
         articles.append({"article_id": article.id, "date": article.date, "window": window_of(article.date, window_days),
                          "split": article.split, "title": article.title, "sentences": n_sentences,
-                         "tokens": sum(s.tokens for s in doc_sentences), "triples": len(article_triples)})
+                         "tokens": sum(s.tokens for s in [*doc_sentences, *title_sentences]),
+                         "triples": len(article_triples)})
     tokens = parser.stats.tokens - before
     # Articles first, triples last: a shard counts as done once its triples file exists.
     write_shard(articles, article_shard_path(out, task.name), ARTICLE_SCHEMA)
