@@ -6,7 +6,7 @@ do not: update and repeat markers (`UPDATE 1-`, `RPT-`), desk sections (`EMERGIN
 (`Factbox:`, `Insight:`, `Exclusive:`), a source after a colon or dash (`: sources`, `- paper`, `: IMF`), and
 headline grammar, where "X to buy Y" means X will buy Y. Items that are not news of an event (tables, diaries,
 market updates, fact boxes, polls, previews) and headlines set in capitals (Reuters-21578: "BAHIA COCOA REVIEW",
-which the recogniser cannot read) give no sentence.
+"E.D. And F. MAN TO BUY INTO HONG KONG FIRM", which the recogniser cannot read) give no sentence.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ _NON_EVENTS = {
 _NAME_WORD = r"(?:[A-Z0-9][\w.&'’\-]*|of|and|&|the|de)"
 _INFINITIVE_HEADLINE = re.compile(rf"^((?:{_NAME_WORD},?\s+){{0,5}}{_NAME_WORD}) to (?=[a-z])")
 MIN_WORDS = 3
+MIN_LOWER_SHARE = 1 / 3  # of a headline's letters; fewer, and it is set in capitals
 
 
 def clean_headline(title: str) -> tuple[str | None, str | None]:
@@ -46,7 +47,8 @@ def clean_headline(title: str) -> tuple[str | None, str | None]:
     for kind, pattern in _NON_EVENTS.items():
         if pattern.match(title):
             return None, kind
-    if not any(c.islower() for c in title):
+    letters = [c for c in title if c.isalpha()]
+    if sum(c.islower() for c in letters) < MIN_LOWER_SHARE * len(letters) or not letters:
         return None, "capitals"
     text = _SOURCE_TAG.sub("", _SECTION.sub("", _MARKERS.sub("", title))).strip(" -:;")
     text = _LABEL.sub("", text)

@@ -35,6 +35,7 @@ def test_a_headline_reads_as_a_sentence(title: str, sentence: str) -> None:
 
 @pytest.mark.parametrize(("title", "kind"), [
     ("ACME SEES HIGHER PROFITS", "capitals"),          # headlines set in capitals (Reuters-21578)
+    ("ACME And WIDGET TO MERGE UNITS", "capitals"),     # fewer than a third of the letters in lower case
     ("TABLE-Acme quarterly results", "table"),
     ("FACTBOX-Five things about Acme", "fact box"),
     ("Factbox: Five things about Acme", "fact box"),
