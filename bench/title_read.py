@@ -20,7 +20,6 @@ Usage: python bench/title_read.py sample TRIPLES --out DIR [--n 100] [--seed 71]
 from __future__ import annotations
 
 import argparse
-import csv
 import random
 import sys
 from pathlib import Path
@@ -31,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import orjson  # noqa: E402
 
 from bench.edge_read import newcombe  # noqa: E402
+from bench.type_read import read_judged  # noqa: E402
 from benchmark.reading import wilson  # noqa: E402
 from graph_builder.triples import read_triples  # noqa: E402
 
@@ -66,16 +66,9 @@ def sample(triples: Path, out: Path, n: int, seed: int) -> None:
 
 def judge(folder: Path) -> dict[str, tuple[int, int]]:
     """(stated, read) per source."""
-    key = {k["item"]: k for k in map(orjson.loads, (folder / "key.jsonl").read_bytes().splitlines())}
-    with (folder / "verdicts.tsv").open(encoding="utf-8", newline="") as handle:
-        verdicts = {r["item"]: r["verdict"].strip() for r in csv.DictReader(handle, delimiter="\t",
-                                                                             quoting=csv.QUOTE_NONE)}
-    if set(verdicts) != set(key):
-        raise SystemExit(f"{folder}: the verdicts and the key name different items")
+    key, verdicts = read_judged(folder, VERDICTS)
     counts = {source: [0, 0] for source in SOURCES}
     for item, entry in key.items():
-        if verdicts[item] not in VERDICTS:
-            raise SystemExit(f"{folder}: {item}: verdict {verdicts[item]!r} is not one of {', '.join(VERDICTS)}")
         counts[entry["source"]][0] += verdicts[item] == "Y"
         counts[entry["source"]][1] += 1
     return {source: (stated, read) for source, (stated, read) in counts.items()}

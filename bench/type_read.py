@@ -62,19 +62,27 @@ def sample(args: argparse.Namespace) -> None:
     print(f"{len(drawn)} of {len(changed):,} changed mentions drawn into {args.out / 'sheet.tsv'}")
 
 
-def judge(folder: Path) -> dict[str, dict[str, int]]:
-    """Count, over all mentions and per group (typed, untyped), whose type the verdicts find right."""
+def read_judged(folder: Path, allowed: tuple[str, ...]) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """A read's key (item -> entry) and verdicts (item -> verdict), checked to name the same items with allowed
+    verdicts."""
     key = {k["item"]: k for k in map(orjson.loads, (folder / "key.jsonl").read_bytes().splitlines())}
     with (folder / "verdicts.tsv").open(encoding="utf-8", newline="") as handle:
         verdicts = {r["item"]: r["verdict"].strip() for r in csv.DictReader(handle, delimiter="\t",
                                                                              quoting=csv.QUOTE_NONE)}
     if set(verdicts) != set(key):
         raise SystemExit(f"{folder}: the verdicts and the key name different items")
+    for item, verdict in verdicts.items():
+        if verdict not in allowed:
+            raise SystemExit(f"{folder}: {item}: verdict {verdict!r} is not one of {', '.join(allowed)}")
+    return key, verdicts
+
+
+def judge(folder: Path) -> dict[str, dict[str, int]]:
+    """Count, over all mentions and per group (typed, untyped), whose type the verdicts find right."""
+    key, verdicts = read_judged(folder, VERDICTS)
     counts: dict[str, Counter[str]] = {"all": Counter(), "typed": Counter(), "untyped": Counter()}
     for item, entry in key.items():
         verdict = verdicts[item]
-        if verdict not in VERDICTS:
-            raise SystemExit(f"{folder}: {item}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
         outcome = "neither" if verdict == "neither" else ("new" if entry[verdict] == entry["new"] else "old")
         group = "untyped" if entry["old"] == UNKNOWN_TYPE else "typed"
         counts["all"][outcome] += 1
