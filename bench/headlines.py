@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from graph_builder.headlines import clean_headline  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "reuters_headlines" / "reuters_headlines_2007_2011.jsonl.gz"
+
+
 def main() -> None:
     """Write the corpus and print what was kept and dropped."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -25,7 +25,7 @@ from graph_builder.entity_types import majority_types
 from graph_builder.extraction import DEFAULT_MODEL
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.news import clean_news
-from graph_builder.pipeline import _exit_with_parent, _shard_parser, article_rows, parse_articles
+from graph_builder.pipeline import _exit_with_parent, _shard_parser, article_record, article_rows, parse_articles
 from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_of, window_span
 
 MAX_ARTICLE_CHARS = 200_000  # ten times the longest ding2014 article: longer is a dump, not an article
@@ -84,12 +84,8 @@ def extract_articles(articles: Sequence[Article], model: str = DEFAULT_MODEL,
     parser = _shard_parser(model)
     out = []
     for article, (sentences, title) in zip(articles, parse_articles(parser, articles), strict=True):
-        rows, n_sentences = article_rows(article, sentences, window_days, title)
-        rows = canonical_rows(rows)
-        out.append(Extracted({"article_id": article.id, "date": article.date,
-                              "window": window_of(article.date, window_days), "split": article.split,
-                              "title": article.title, "sentences": n_sentences,
-                              "tokens": sum(s.tokens for s in [*sentences, *title]), "triples": len(rows)}, rows))
+        rows = canonical_rows(article_rows(article, sentences, window_days, title)[0])
+        out.append(Extracted(article_record(article, [*sentences, *title], len(rows), window_days), rows))
     return out
 
 

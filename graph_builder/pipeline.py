@@ -93,6 +93,13 @@ def parse_articles(parser: SentenceParser, articles: Sequence[Article]) -> list[
     return list(zip(parsed[:len(articles)], parsed[len(articles):], strict=True))
 
 
+def article_record(article: Article, sentences: Sequence, triples: int, window_days: int) -> dict[str, object]:
+    """One article's row of the articles table (ARTICLE_SCHEMA): its parsed sentences, the title's included."""
+    return {"article_id": article.id, "date": article.date, "window": window_of(article.date, window_days),
+            "split": article.split, "title": article.title, "sentences": len(sentences),
+            "tokens": sum(s.tokens for s in sentences), "triples": triples}
+
+
 def article_rows(article: Article, doc_sentences: list, window_days: int,
                  title_sentences: Sequence = ()) -> tuple[list[dict[str, object]], int]:
     """Turn one parsed article into triple rows; also return its sentence count, the title's included. A title's
@@ -149,10 +156,7 @@ def extract_shard(task: ShardTask, out_dir: str, model: str = DEFAULT_MODEL,
         article_triples, n_sentences = article_rows(article, doc_sentences, window_days, title_sentences)
         rows += article_triples
         sentences += n_sentences
-        articles.append({"article_id": article.id, "date": article.date, "window": window_of(article.date, window_days),
-                         "split": article.split, "title": article.title, "sentences": n_sentences,
-                         "tokens": sum(s.tokens for s in [*doc_sentences, *title_sentences]),
-                         "triples": len(article_triples)})
+        articles.append(article_record(article, [*doc_sentences, *title_sentences], len(article_triples), window_days))
     tokens = parser.stats.tokens - before
     # Articles first, triples last: a shard counts as done once its triples file exists.
     write_shard(articles, article_shard_path(out, task.name), ARTICLE_SCHEMA)
