@@ -1,7 +1,7 @@
 """The evidence-store contract: what every backend (embedded SQLite, Elasticsearch) must do alike.
 
 Evidence for a query (window, a, b) is every triple of that window whose arguments are the pair in
-either order; `aligned` says whether the triple's (subj, obj) is (a, b) rather than (b, a). Results are
+either order (with `days`, every triple dated in those days, whichever windows hold them); `aligned` says whether the triple's (subj, obj) is (a, b) rather than (b, a). Results are
 ordered by (date, triple_id) in every backend, so two runs and two backends give the same list.
 """
 
@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from graph_builder.errors import InputError
 from graph_builder.triples import ARTICLE_SCHEMA, TRIPLE_SCHEMA
+from graph_builder.windows import Days, windows_of
 
 TRIPLE_FIELDS: tuple[str, ...] = tuple(TRIPLE_SCHEMA.names)
 ARTICLE_FIELDS: tuple[str, ...] = tuple(ARTICLE_SCHEMA.names)
@@ -57,6 +58,12 @@ class EvidenceQuery:
     arg_b: str
     exclude_sentence_ids: tuple[str, ...] = ()
     limit: int | None = None
+    days: Days | None = None  # (first, last), inclusive: the triples dated in them instead of `window`'s
+
+
+def lookup_windows(q: EvidenceQuery, window_days: int) -> list[int]:
+    """The windows a lookup reads: its `window`, or every window holding one of its `days`."""
+    return [q.window] if q.days is None else windows_of(q.days, window_days)
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,7 +103,7 @@ def open_engine(settings: Settings) -> ScoringEngine:
         engine = ScoringEngine(graphs, store, threshold=settings.threshold, default_scorer=settings.default_scorer,
                                window_days=settings.window_days, max_evidence=settings.max_evidence, extra_graphs=extra,
                                encoder=open_encoder(settings), smooth_k=settings.smooth_k,
-                               smooth_min_cosine=settings.smooth_min_cosine)
+                               smooth_min_cosine=settings.smooth_min_cosine, date_days=settings.date_days)
     except EgqaError:
         store.close()
         raise

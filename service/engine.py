@@ -32,7 +32,7 @@ from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.predicates import is_normalised
 from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, answer_threshold,
                                           build_scorers)
-from graph_builder.windows import window_of, window_span
+from graph_builder.windows import DATE_DAYS, DEFAULT_DATE_DAYS, Days, window_of, window_span, windows_of
 from retrieval.protocol import Evidence, EvidenceQuery, EvidenceStore, PredicateCount
 from service.evidence import EvidenceCache
 from service.names import NameResolver, ResolvedName
@@ -84,6 +84,7 @@ class Hypothesis:
     predicate_text: str = ""
     types_from: str = "request"
     names: tuple[str, ...] = ()  # how each argument was matched to a stored name (NameResolver)
+    days: Days | None = None  # the days whose news is read, when not the window's (a question given by date)
 
 
 @dataclass(frozen=True)
@@ -147,11 +148,14 @@ class ScoringEngine:
     def __init__(self, graphs: GraphSet, store: EvidenceStore, *, threshold: float = 0.05,
                  default_scorer: str | None = None, window_days: int = 3, max_evidence: int = 500,
                  extra_graphs: Mapping[str, GraphSet] | None = None, encoder: SentenceEncoder | None = None,
-                 smooth_k: int = 4, smooth_min_cosine: float = 0.5) -> None:
+                 smooth_k: int = 4, smooth_min_cosine: float = 0.5, date_days: str = DEFAULT_DATE_DAYS) -> None:
+        if date_days not in DATE_DAYS:
+            raise InputError(f"unknown rule for a date's days {date_days!r}; choose one of {', '.join(DATE_DAYS)}")
         self.graphs = graphs
         self.store = store
         self.threshold = threshold
         self.window_days = window_days
+        self.date_days = date_days  # how a question given by date chooses its days (graph_builder.windows.DATE_DAYS)
         self.max_evidence = max_evidence
         self.encoder = encoder
         self.extra_graphs = dict(sorted((extra_graphs or {}).items()))
@@ -161,7 +165,7 @@ class ScoringEngine:
         # Windows the store showed to hold news, each remembered for WINDOW_RECHECK_SECONDS.
         self._windows_seen: TTLCache[int, bool] = TTLCache(100_000, WINDOW_RECHECK_SECONDS)
         self.names = NameResolver(store)
-        self.evidence = EvidenceCache()  # grouped evidence per lookup: a second scorer's pass asks no SQL
+        self.evidence = EvidenceCache(window_days=window_days)  # grouped evidence per lookup: a second scorer's pass asks no SQL
         # The pairs of recent batches (bounded by their number of pairs): the next scorer's request reuses them.
         self._pairs: LRUCache[tuple[object, ...], GroupedPairs] = LRUCache(RECENT_PAIRS, getsizeof=_pair_count)
         self._pairs_lock = threading.Lock()
@@ -189,31 +193,49 @@ class ScoringEngine:
         return self.registry.check(scorer).name
 
     # -- resolving hypotheses ------------------------------------------------------------------------
-    def resolve_window(self, date: dt.date | None, window: int | None, checked: set[int] | None = None) -> int:
-        """Return the window id of a request, checking the store holds news for it (once per `checked` set)."""
+    def days_of(self, date: dt.date | None, window: int | None) -> Days | None:
+        """The days a request reads when they are not its window's: a `date` alone reads the days the engine's
+        rule gives (centred on it by default); a `window` reads that window, as a benchmark entry does."""
+        if window is not None or date is None:
+            return None
+        return DATE_DAYS[self.date_days](date, self.window_days)
+
+    def resolve_window(self, date: dt.date | None, window: int | None, checked: set[int] | None = None,
+                       days: Days | None = None) -> int:
+        """Return the window id of a request, checking the store holds news for it, or for one of `days` (once per
+        `checked` set)."""
         if window is None and date is None:
             raise InputError("give the proposition's `date` (YYYY-MM-DD) or its `window` id")
         if window is not None and date is not None and window_of(date, self.window_days) != window:
             raise InputError(f"date {date} lies in window {window_of(date, self.window_days)}, not {window}")
         wid = window if window is not None else window_of(date, self.window_days)  # type: ignore[arg-type]
-        if checked is not None and wid in checked:
+        others = [] if days is None else [w for w in windows_of(days, self.window_days) if w != wid]
+        if any(self._holds_news(w, checked) for w in (wid, *others)):
             return wid
-        if wid in self._windows_seen:
-            return wid
+        if days is not None:
+            raise NotFoundError(f"no indexed news from {days[0]} to {days[1]}; "
+                                "GET /v1/windows lists the windows that have news")
         try:
             span = window_span(wid, self.window_days)
         except OverflowError:  # its days fall outside years 1..9999: no news can be there
             raise NotFoundError(f"no indexed news for window {wid} (its dates lie outside years 1..9999); "
                                 "GET /v1/windows lists the windows that have news") from None
+        raise NotFoundError(f"no indexed news for window {wid} ({span.start} .. {span.end}); "
+                            "GET /v1/windows lists the windows that have news")
+
+    def _holds_news(self, wid: int, checked: set[int] | None) -> bool:
+        """Whether the store holds news in window `wid` (remembered per `checked` set and for a while)."""
+        if (checked is not None and wid in checked) or wid in self._windows_seen:
+            return True
         try:
+            window_span(wid, self.window_days)
             self.store.window(wid)
-        except NotFoundError:
-            raise NotFoundError(f"no indexed news for window {wid} ({span.start} .. {span.end}); "
-                                "GET /v1/windows lists the windows that have news") from None
+        except (OverflowError, NotFoundError):
+            return False
         if checked is not None:
             checked.add(wid)
         self._windows_seen[wid] = True
-        return wid
+        return True
 
     def _argument_type(self, arg: str, given: str | None, parsed: str | None) -> tuple[str, str]:
         if given:
@@ -233,7 +255,8 @@ class ScoringEngine:
         """Every binary reading of a request item as a typed hypothesis: one for a triple; for text, one per
         pair of participants the extractor reads ("BHP bought wells from Chesapeake": BHP / wells and BHP /
         Chesapeake), in the extractor's order."""
-        window = self.resolve_window(item.date, item.window, checked_windows)
+        days = self.days_of(item.date, item.window)
+        window = self.resolve_window(item.date, item.window, checked_windows, days)
         given = (item.subject_type, item.object_type)
         if item.text is not None:
             if item.subject or item.predicate or item.object:
@@ -245,7 +268,7 @@ class ScoringEngine:
             for t in triples:
                 key = (str(t["subject"]), str(t["predicate"]), str(t["object"]))
                 if key not in seen:
-                    seen[key] = self._hypothesis(*key, str(t["predicate_text"]), window, given,
+                    seen[key] = self._hypothesis(*key, str(t["predicate_text"]), window, days, given,
                                                  (str(t["subject_type"]), str(t["object_type"])),
                                                  tuple(item.exclude_sentence_ids),
                                                  (str(t["subject_text"]), str(t["object_text"])))
@@ -259,10 +282,10 @@ class ScoringEngine:
         if swapped:
             subj, obj = obj, subj
             given = (item.object_type, item.subject_type)
-        return [self._hypothesis(subj, predicate, obj, text, window, given, parsed_types,
+        return [self._hypothesis(subj, predicate, obj, text, window, days, given, parsed_types,
                                  tuple(item.exclude_sentence_ids))]
 
-    def _in_window(self, subj: ResolvedName, obj: ResolvedName, window: int,
+    def _in_window(self, subj: ResolvedName, obj: ResolvedName, window: int, days: Days | None,
                    exclude: tuple[str, ...]) -> tuple[ResolvedName, ResolvedName]:
         """Of the pairs the names may stand for, the one with the most evidence in the window; on a tie the
         first in order of preference (the chosen names first), so the chosen names stay when no pair has any.
@@ -276,7 +299,8 @@ class ScoringEngine:
             if len(pairs) + len(tried) <= 1:
                 return subj, obj
             tried.update(pairs)
-            found = self.evidence.summaries(self.store, [EvidenceQuery(window, a, b, exclude) for a, b in pairs])
+            found = self.evidence.summaries(self.store, [EvidenceQuery(window, a, b, exclude, days=days)
+                                                         for a, b in pairs])
             counts = [sum(g.count for g in groups) for groups in found]
             best = max(range(len(pairs)), key=lambda i: (counts[i], -i), default=None)
             if best is not None and counts[best] > 0:
@@ -286,7 +310,7 @@ class ScoringEngine:
                 break  # every name of both sides was asked
         return subj, obj
 
-    def _hypothesis(self, subj: str, predicate: str, obj: str, text: str, window: int,
+    def _hypothesis(self, subj: str, predicate: str, obj: str, text: str, window: int, days: Days | None,
                     given: tuple[str | None, str | None], parsed_types: tuple[str, str],
                     exclude: tuple[str, ...] = (), written: tuple[str, str] | None = None) -> Hypothesis:
         """A reading's names resolved against the store's (preferring those the window has news about) and its
@@ -294,13 +318,13 @@ class ScoringEngine:
         is unknown to the store (a name the recogniser missed reads as a common noun: "Barclays" -> `barclay`)."""
         subj_name = self._name(subj, given[0], parsed_types[0], written[0] if written else None)
         obj_name = self._name(obj, given[1], parsed_types[1], written[1] if written else None)
-        subj_name, obj_name = self._in_window(subj_name, obj_name, window, exclude)
+        subj_name, obj_name = self._in_window(subj_name, obj_name, window, days, exclude)
         subj, obj = subj_name.name, obj_name.name
         subj_type, src_a = self._argument_type(subj, given[0], parsed_types[0])
         obj_type, src_b = self._argument_type(obj, given[1], parsed_types[1])
         return Hypothesis(subj, predicate, obj, subj_type, obj_type, window, text,
                           src_a if src_a == src_b else f"{src_a},{src_b}",
-                          (subj_name.describe(), obj_name.describe()))
+                          (subj_name.describe(), obj_name.describe()), days)
 
     def _name(self, name: str, given: str | None, parsed: str, written: str | None) -> ResolvedName:
         """`name` resolved; where the store knows nothing of it, the name as written, if that reads otherwise."""
@@ -360,7 +384,8 @@ class ScoringEngine:
             raise InputError("top_k must be 0 or more")
         # Entries of one bundle ask the very same lookup: each distinct one goes to the store once.
         distinct: dict[EvidenceQuery, int] = {}
-        inverse = [distinct.setdefault(EvidenceQuery(h.window, h.subj, h.obj, tuple(ex), self.max_evidence),
+        inverse = [distinct.setdefault(EvidenceQuery(h.window, h.subj, h.obj, tuple(ex), self.max_evidence,
+                                                                     h.days),
                                        len(distinct)) for h, ex in zip(hyps, excludes, strict=True)]
         if options.top_k == 0 and not scorer.reads_text:
             pairs = self._grouped_pairs(hyps, list(distinct), inverse, options.exclude_same_predicate)

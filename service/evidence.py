@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 
 from cachetools import TTLCache
 
-from retrieval.protocol import EvidenceQuery, EvidenceStore, PredicateCount
+from graph_builder.windows import DEFAULT_WINDOW_DAYS
+from retrieval.protocol import EvidenceQuery, EvidenceStore, PredicateCount, lookup_windows
 
 CACHE_SECONDS = 60.0
 CACHE_GROUPS = 500_000  # (predicate, order) groups held in all: tens of MB at most
@@ -27,7 +28,9 @@ def _weight(groups: list[PredicateCount]) -> int:
 class EvidenceCache:
     """Per-lookup evidence summaries, remembered for a while and bounded by their total number of groups."""
 
-    def __init__(self, max_groups: int = CACHE_GROUPS, seconds: float = CACHE_SECONDS) -> None:
+    def __init__(self, max_groups: int = CACHE_GROUPS, seconds: float = CACHE_SECONDS,
+                 window_days: int = DEFAULT_WINDOW_DAYS) -> None:
+        self.window_days = window_days  # a lookup by days reads every window holding one of them
         self._cache: TTLCache[EvidenceQuery, list[PredicateCount]] = TTLCache(max_groups, seconds, getsizeof=_weight)
         self._lock = threading.Lock()  # cachetools caches are not thread-safe; requests run on worker threads
         self._generation = 0  # one more per forget: a lookup answered before a write is not remembered after it
@@ -54,7 +57,7 @@ class EvidenceCache:
         wanted = set(windows)
         with self._lock:
             self._generation += 1
-            for q in [q for q in self._cache if q.window in wanted]:
+            for q in [q for q in self._cache if not wanted.isdisjoint(lookup_windows(q, self.window_days))]:
                 self._cache.pop(q, None)
 
     def clear(self) -> None:

@@ -39,7 +39,7 @@ def engine_for(settings: Settings, graphs: GraphSet, current: ScoringEngine) -> 
     return ScoringEngine(graphs, current.store, threshold=settings.threshold, default_scorer=settings.default_scorer,
                          window_days=current.window_days, max_evidence=current.max_evidence,
                          extra_graphs=current.extra_graphs, encoder=current.encoder, smooth_k=settings.smooth_k,
-                         smooth_min_cosine=settings.smooth_min_cosine)
+                         smooth_min_cosine=settings.smooth_min_cosine, date_days=current.date_days)
 
 
 class GraphSwapper:

@@ -155,6 +155,13 @@ class WindowOut(BaseModel):
     end: dt.date
 
 
+class DaysOut(BaseModel):
+    """The first and last date (inclusive) whose news was read."""
+
+    start: dt.date
+    end: dt.date
+
+
 class HypothesisOut(BaseModel):
     """The hypothesis as the engine read it."""
 
@@ -199,6 +206,9 @@ class QueryResponse(BaseModel):
     threshold: float
     scorer: str
     window: WindowOut
+    days: DaysOut = Field(description="The days whose news was read: the window's for a proposition given by `window`; "
+                          "for one given by `date`, the days around it (EGQA_DATE_DAYS=centred: the day before, the "
+                          "day, the day after), which may reach into the next or the previous window.")
     hypothesis: HypothesisOut
     evidence_count: int
     evidence: list[EvidenceOut]
@@ -220,7 +230,8 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
     h = answer.hypothesis
     return QueryResponse(
         score=significant(answer.score), answer=answer.answer, threshold=answer.threshold, scorer=answer.scorer,
-        window=window,
+        window=window, days=DaysOut(start=h.days[0], end=h.days[1]) if h.days else DaysOut(start=window.start,
+                                                                                          end=window.end),
         hypothesis=HypothesisOut(subject=h.subj, predicate=h.predicate, object=h.obj, subject_type=h.subj_type,
                                  object_type=h.obj_type, predicate_text=h.predicate_text, types_from=h.types_from,
                                  names=list(h.names), readings=answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"]),
@@ -245,6 +256,8 @@ def answer_json(answer: Answer, window: dict[str, Any]) -> dict[str, Any]:
     return {
         "score": significant(answer.score), "answer": bool(answer.answer), "threshold": float(answer.threshold),
         "scorer": answer.scorer, "window": window,
+        "days": {"start": h.days[0].isoformat(), "end": h.days[1].isoformat()} if h.days else
+                {"start": window["start"], "end": window["end"]},
         "hypothesis": {"subject": h.subj, "predicate": h.predicate, "object": h.obj, "subject_type": h.subj_type,
                        "object_type": h.obj_type, "predicate_text": h.predicate_text, "types_from": h.types_from,
                        "names": list(h.names),

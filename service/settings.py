@@ -8,6 +8,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph_builder.errors import InputError
+from graph_builder.windows import DATE_DAYS, DEFAULT_DATE_DAYS
 
 
 class Settings(BaseSettings):
@@ -29,6 +30,10 @@ class Settings(BaseSettings):
     threshold: float = Field(0.05, ge=0.0, le=1.0, allow_inf_nan=False, description="Score at or above which the answer is true "
                              "(the combined scorer uses the threshold fitted with it).")
     window_days: int = Field(3, ge=1, description="Context window length the store was indexed with.")
+    date_days: str = Field(
+        DEFAULT_DATE_DAYS, description="The days a question given by `date` reads: `centred` (the window's length "
+        "of days around the date: the day before, the day, the day after) or `window` (the disjoint window holding "
+        "the date, as a benchmark entry given by `window` always reads).")
     max_batch: int = Field(1000, ge=1, description="Most hypotheses in one batch request.")
     max_text_chars: int = Field(2000, ge=10, description="Longest free-text proposition accepted.")
     max_evidence: int = Field(500, ge=1, description="Most evidence triples scored per hypothesis.")
@@ -84,6 +89,13 @@ class Settings(BaseSettings):
         levels = ("critical", "error", "warning", "info", "debug", "trace")
         if value.lower() not in levels:
             raise ValueError(f"log_level must be one of {', '.join(levels)}")
+        return value.lower()
+
+    @field_validator("date_days")
+    @classmethod
+    def _known_date_days(cls, value: str) -> str:
+        if value.lower() not in DATE_DAYS:
+            raise ValueError(f"date_days must be one of {', '.join(DATE_DAYS)}")
         return value.lower()
 
     @field_validator("api_key")

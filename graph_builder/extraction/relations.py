@@ -20,7 +20,7 @@ from graph_builder.extraction.inheritance import has_to, inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
 from graph_builder.extraction.slots import Slot, clean_lemma
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, MODAL_AUXILIARIES, NONVERIDICAL_VERBS, PREDICTION_VERBS, SPECULATION_NOUNS, SUBJECT_DEPS,
+    CONDITION_MARKS, COPULA_LEMMAS, MODAL_AUXILIARIES, NONVERIDICAL_VERBS, PREDICTION_VERBS, SPECULATION_NOUNS, SUBJECT_DEPS,
 )
 
 __all__ = ["CONTROL_SEPARATOR", "NEGATION_PREFIX", "Frame", "Relation", "Slot", "clean_lemma", "frame_relations",
@@ -60,6 +60,10 @@ def sentence_frames(sent: Span) -> list[Frame]:
             if denial is not None:  # "analysts do not expect X will buy Y": NEG__expect__(buy.1,buy.2)
                 frame.negations += 1
                 frame.words.add(denial)
+        condition = condition_of(frame.head)
+        if condition is not None:  # "if Romney defeats Obama, ...": if__(defeat.1,defeat.2)
+            frame.controllers = [CONDITION_MARKS[condition.lower_], *frame.controllers]
+            frame.words.add(condition)
     return kept
 
 
@@ -72,9 +76,9 @@ ARGUMENT_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 def asserted(token: Token) -> bool:
     """Whether the sentence states the clause of `token`: not when that clause, or one it is embedded in, is the
     complement of a verb that denies it or takes it as a mere supposition ("denied that X paid Y", "it is wrong to
-    assume X formed Y", "doubt that X will buy Y"). Mood is not marked, as in the published extraction: a
-    condition, a question or a modal clause states its relation. A relative clause is presupposed: the walk stops
-    there."""
+    assume X formed Y", "doubt that X will buy Y"). A condition or a modal clause is kept, marked by its controller
+    (`condition_of`, `modal_of`); a question states its relation, as in the published extraction. A relative
+    clause is presupposed: the walk stops there."""
     # Only a finite clause: an infinitive or gerund joins its verb's predicate ("denied buying Y" ->
     # deny__(buy.1,buy.2)), which says the denial itself. A clause before the verb is a misparse of two
     # clauses ("X lifted output ... but analysts doubt its potential"), not its complement.
@@ -95,6 +99,20 @@ def supposed_by(token: Token) -> Token | None:
         if t.dep_ in {"acl", "ccomp"} and t.i > head.i and head.pos_ == "NOUN" \
                 and head.lemma_.lower() in SPECULATION_NOUNS and any(c.dep_ in SUBJECT_DEPS for c in t.children):
             return head
+    return None
+
+
+def condition_of(token: Token) -> Token | None:
+    """The "if" or "unless" that makes `token`'s clause, or a clause it is embedded in, a condition, or None: "China
+    threatened to retaliate if the EU pushes ahead with the investigation" -> if for push; "if the jury determines
+    Samsung violated Apple's patents" -> if for violate. The sentence does not state a condition's relation; it keeps
+    the word as its controller, as a modal does (`if__(push.1,push.with.2)`). The clause the condition qualifies
+    ("China threatened to retaliate") is stated."""
+    for t in _clauses_up(token):
+        if t.dep_ == "advcl":
+            mark = next((c for c in t.children if c.dep_ == "mark" and c.lower_ in CONDITION_MARKS), None)
+            if mark is not None:
+                return mark
     return None
 
 

@@ -188,6 +188,10 @@ SPECULATION_NOUNS = frozenset({
 # report's "said it would buy" announce the act; nor is "can", a present capacity ("Britain can export oil", "the
 # plant can make 100,000 cars a year"). A denied "could" ("could not survive") is a past inability, which states
 # the negated act as before.
+# Subordinators of a condition: a relation in an "if" or "unless" clause is supposed, not stated ("if Romney defeats
+# Obama, he will cut taxes"), and keeps the word as its controller: `if__(defeat.1,defeat.2)`. Not "when" or "once",
+# which tell when a stated or announced act happens ("when the deal closes").
+CONDITION_MARKS: dict[str, str] = {"if": "if", "unless": "unless"}
 MODAL_AUXILIARIES: dict[str, str] = {"could": "could", "may": "may", "might": "might", "must": "must", "should": "should"}
 # Nouns of intent, offer or agreement whose to-infinitive names an act not yet done: "made an offer to buy Yahoo",
 # "unveiled a plan to cleanse toxic assets", "signed an agreement to sell the unit". The infinitive keeps the noun,

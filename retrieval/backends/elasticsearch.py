@@ -38,6 +38,7 @@ from retrieval.protocol import (
     TypeCount,
     WindowInfo,
     as_date,
+    lookup_windows,
     rows_to_columns,
     summarise,
 )
@@ -200,6 +201,10 @@ class ElasticsearchStore:
         """Return the time-based index that holds `kind` rows of `window`."""
         return f"{self.prefix}-{kind}-{window_span(window, self.window_days).start.year:04d}"
 
+    def _indices_for(self, q: EvidenceQuery) -> str:
+        """The triples indices a lookup reads (comma-separated: days may cross a year)."""
+        return ",".join(sorted({self._index_for("triples", w) for w in lookup_windows(q, self.window_days)}))
+
     def _ensure_templates(self) -> None:
         """Install the index templates (idempotent) so each new yearly index gets mapping and alias."""
         if self._templates_ready:
@@ -318,12 +323,14 @@ class ElasticsearchStore:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    @staticmethod
-    def _evidence_query(q: EvidenceQuery) -> dict[str, Any]:
+    def _evidence_query(self, q: EvidenceQuery) -> dict[str, Any]:
         """Return the bool query for one evidence lookup."""
         pairs = [(q.arg_a, q.arg_b)] if q.arg_a == q.arg_b else [(q.arg_a, q.arg_b), (q.arg_b, q.arg_a)]
+        scope: list[dict[str, Any]] = [{"term": {"window": q.window}}] if q.days is None else [
+            {"terms": {"window": lookup_windows(q, self.window_days)}},
+            {"range": {"date": {"gte": q.days[0].isoformat(), "lte": q.days[1].isoformat()}}}]
         query: dict[str, Any] = {"bool": {"filter": [
-            {"term": {"window": q.window}},
+            *scope,
             {"bool": {"should": [{"bool": {"filter": [{"term": {"subj": s}}, {"term": {"obj": o}}]}}
                                  for s, o in pairs], "minimum_should_match": 1}},
         ]}}
@@ -356,7 +363,7 @@ class ElasticsearchStore:
         while hits and len(hits) % self.page_size == 0 and (q.limit is None or len(hits) < q.limit):
             body = self._search_body(q, after=hits[-1]["sort"], got=len(hits), source=source)
             more = self._call("evidence lookup", lambda b=body: self.client.search(
-                index=self._index_for("triples", q.window), ignore_unavailable=True, filter_path=_HIT_FIELDS,
+                index=self._indices_for(q), ignore_unavailable=True, filter_path=_HIT_FIELDS,
                 **b)).get("hits", {}).get("hits", [])
             if not more:
                 break
@@ -382,7 +389,7 @@ class ElasticsearchStore:
             chunk = queries[start:start + _MSEARCH_CHUNK]
             searches: list[dict[str, Any]] = []
             for q in chunk:
-                searches.append({"index": self._index_for("triples", q.window), "ignore_unavailable": True})
+                searches.append({"index": self._indices_for(q), "ignore_unavailable": True})
                 searches.append(self._search_body(q, source=source) if q.limit is None or q.limit > 0 else
                                 {"query": {"match_none": {}}, "size": 0})
             response = self._call("evidence lookup (batch)", lambda s=searches: self.client.msearch(

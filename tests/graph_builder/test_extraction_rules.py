@@ -488,8 +488,8 @@ def test_a_denied_or_supposed_clause_states_nothing(sentence: str) -> None:
 @pytest.mark.parametrize(("sentence", "expected"), [
     # reported speech is stated (the published extraction marks no mood)
     ("Acme Corp said Beta Corp bought Widget Inc.", ("beta corp", "(buy.1,buy.2)", "widget inc")),
-    # so are a condition and an embedded question
-    ("If Acme Corp buys Widget Inc, prices will rise.", ("acme corp", "(buy.1,buy.2)", "widget inc")),
+    # so is an embedded question; a condition keeps its word as controller (extractor v14)
+    ("If Acme Corp buys Widget Inc, prices will rise.", ("acme corp", "if__(buy.1,buy.2)", "widget inc")),
     ("Investors asked whether Acme Corp bought Widget Inc.", ("acme corp", "(buy.1,buy.2)", "widget inc")),
     # a denial by gerund is the denial's own predicate
     ("Acme Corp denied buying Widget Inc.", ("acme corp", "deny__(buy.1,buy.2)", "widget inc")),
@@ -784,3 +784,29 @@ def test_a_prediction_not_denied_keeps_its_act_unnegated() -> None:
     # a denied act under an affirmed prediction stays negated once
     assert ("google", "NEG__expect__(buy.1,buy.2)", "motorola") in _triples(
         "Analysts expect Google will not buy Motorola.")
+
+
+# --- extractor v14: a condition's relation is supposed, not stated -----------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "unstated", "expected"), [
+    # the day after the election, "if Romney defeats Obama" used to answer "Romney defeated Obama." true
+    ("Conventional wisdom suggests that if Romney defeats President Barack Obama, he will cut taxes.",
+     ("romney", "(defeat.1,defeat.2)", "barack obama"), ("romney", "if__(defeat.1,defeat.2)", "barack obama")),
+    ("China has threatened to retaliate if the EU pushes ahead with the investigation.",
+     ("eu", "(push.1,push.with.2)", "investigation"), ("eu", "if__(push.1,push.with.2)", "investigation")),
+    ("The bank could fail unless the Senate approves the nomination of Fred Hochberg.",
+     ("senate", "(approve.1,approve.2)", "nomination"), ("senate", "unless__(approve.1,approve.2)", "nomination")),
+    # a condition's modal and complements stay inside it
+    ("Talbots would sell itself if Sycamore could provide certainty.",
+     ("sycamore", "could__(provide.1,provide.2)", "certainty"), ("sycamore", "if__could__(provide.1,provide.2)", "certainty")),
+])
+def test_a_condition_keeps_its_word_as_controller(sentence: str, unstated: tuple[str, str, str],
+                                                  expected: tuple[str, str, str]) -> None:
+    _assert_read_as(sentence, unstated, expected)
+
+
+def test_the_clause_a_condition_qualifies_is_stated() -> None:
+    """Only the if-clause is supposed: what it qualifies, and a when-clause, are read as before."""
+    triples = _triples("Google will buy Motorola if regulators approve the deal.")
+    assert ("google", "(buy.1,buy.2)", "motorola") in triples
+    assert ("google", "(buy.1,buy.2)", "motorola") in _triples("Google will buy Motorola when the deal closes.")

@@ -234,3 +234,30 @@ def test_names_for_finds_aliases_then_whole_word_prefixes_and_suffixes(store: An
     assert store.names_for("obama")[0] == NameMatch("michelle obama", "person", 1, "alias")
     store.drop()
     assert store.names_for("obama") == []
+
+
+def test_lookup_by_days_reads_every_window_holding_them(loaded: Any) -> None:
+    """With `days`, a lookup gives the pair's triples dated in those days, whichever windows hold them: Mar 4 .. 6
+    reaches from W1 into W2 and leaves out W1's Mar 3; summaries count exactly those rows."""
+    across = EvidenceQuery(W1, "john", "ikea", days=(MAR4, MAR6))
+    inside = EvidenceQuery(W1, "ikea", "john", days=(MAR3, MAR3))
+    limited = EvidenceQuery(W2, "john", "ikea", ("a1:s1",), 1, days=(MAR4, MAR6))
+    nothing = EvidenceQuery(W3, "john", "ikea", days=(MAR9, dt.date(1987, 3, 11)))
+    got = loaded.evidence_many([across, inside, limited, nothing])
+    assert [ids(r) for r in got] == [["t0001", "t0003", "t0007"], ["t0002"], ["t0003"], []]
+    assert [e.aligned for e in got[0]] == [True, True, True] and got[1][0].aligned is True
+    summaries = loaded.evidence_summary([across, inside, limited, nothing])
+    assert summaries == [summarise((e.predicate, e.aligned) for e in r) for r in got]
+    assert summaries[0] == [PredicateCount("(shop.1,shop.in.2)", True, 1), PredicateCount(TRIPLES[0]["predicate"], True, 2)]
+
+
+def test_lookup_by_days_across_a_new_year(store: Any) -> None:
+    """Days from Dec 31 to Jan 1 read two windows and, on Elasticsearch, two yearly indices."""
+    dec31, jan1, jan2 = dt.date(1989, 12, 31), dt.date(1990, 1, 1), dt.date(1990, 1, 2)
+    assert window_of(dec31) != window_of(jan1)
+    store.add_triples([triple(20, dec31, "john", "ikea"), triple(21, jan1, "ikea", "john"),
+                       triple(22, jan2, "john", "ikea")])
+    [got] = store.evidence_many([EvidenceQuery(window_of(jan1), "john", "ikea", days=(dec31, jan1))])
+    assert ids(got) == ["t0020", "t0021"]
+    assert store.evidence_summary([EvidenceQuery(window_of(jan1), "john", "ikea", days=(dec31, jan1))]) == [
+        [PredicateCount(TRIPLES[0]["predicate"], True, 1), PredicateCount(TRIPLES[0]["predicate"], False, 1)]]

@@ -81,3 +81,17 @@ def test_bounded_by_groups_and_still_right(tmp_path: Path) -> None:
     for _ in range(3):
         assert cache.summaries(store, queries) == store.evidence_summary(queries)
     assert cache._cache.currsize <= 3
+
+
+def test_news_written_to_any_window_of_a_lookup_by_days_is_seen(tmp_path: Path) -> None:
+    """A lookup by days (a question given by date) is forgotten when news is written to any window it reads."""
+    store, cache = _store(tmp_path), EvidenceCache()
+    w = triple(1, DAY, "a", "b")["window"]
+    next_day = DAY + dt.timedelta(days=2)  # Mar 6: the next window
+    lookup = EvidenceQuery(w, "john", "ikea", days=(DAY, next_day))
+    assert cache.summaries(store, [lookup]) == store.evidence_summary([lookup])
+    store.add_triples([triple(9, next_day, "john", "ikea")])
+    cache.forget([w + 7])  # another window: still remembered
+    assert sum(g.count for g in cache.summaries(store, [lookup])[0]) == 2
+    cache.forget([triple(9, next_day, "a", "b")["window"]])
+    assert sum(g.count for g in cache.summaries(store, [lookup])[0]) == 3

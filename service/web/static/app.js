@@ -245,7 +245,8 @@ function renderAnswer(a) {
       el("span", { id: "score-line" }, `score ${fmt(a.score)} ${a.answer ? "≥" : "<"} threshold ${a.threshold}, scorer `,
         el("code", { text: a.scorer }))),
     bar,
-    el("p", {}, `News of ${a.window.start} .. ${a.window.end} (window ${a.window.id}); `,
+    el("p", {}, `News of ${a.days.start} .. ${a.days.end}${a.days.start === a.window.start && a.days.end === a.window.end
+      ? ` (window ${a.window.id})` : ` (around the date; its window ${a.window.id})`}; `,
       `${a.evidence_count} evidence item${a.evidence_count === 1 ? "" : "s"} about these two arguments.`),
     el("h3", { text: "How the question was read" }),
     el("dl", { class: "reading", id: "reading" },
@@ -296,7 +297,7 @@ function renderWhy(a) {
   if (!a.evidence.length) {
     body.replaceChildren(el("p", { text: a.evidence_count
       ? "Evidence was found but not returned (top_k is 0)."
-      : "No sentence of this window is about these two arguments, so nothing supports the proposition." }));
+      : "No sentence of these days is about these two arguments, so nothing supports the proposition." }));
     $("why").hidden = false;
     return;
   }
