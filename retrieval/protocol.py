@@ -1,8 +1,9 @@
 """The evidence-store contract: what every backend (embedded SQLite, Elasticsearch) must do alike.
 
 Evidence for a query (window, a, b) is every triple of that window whose arguments are the pair in
-either order (with `days`, every triple dated in those days, whichever windows hold them); `aligned` says whether the triple's (subj, obj) is (a, b) rather than (b, a). Results are
-ordered by (date, triple_id) in every backend, so two runs and two backends give the same list.
+either order (with `days`, every triple dated in those days, whichever windows hold them); `aligned`
+says whether the triple's (subj, obj) is (a, b) rather than (b, a). Results are ordered by
+(date, triple_id) in every backend, so two runs and two backends give the same list.
 """
 
 from __future__ import annotations
