@@ -77,6 +77,7 @@ class ExtractSummary:
     shards_resumed: int = 0
     seconds: float = 0.0
     read: dict[str, object] = field(default_factory=dict)
+    replaced: bool = False  # an earlier extraction of another corpus or settings was there and is gone
     type_counts: dict[str, int] = field(default_factory=dict)
     types: dict[str, object] = field(default_factory=dict)
     entities: dict[str, object] = field(default_factory=dict)
@@ -229,14 +230,15 @@ def cleaning(workers: int) -> Iterator[Cleaner]:
         yield lambda bodies: list(pool.map(clean_news, bodies, chunksize=max(1, len(bodies) // (4 * workers))))
 
 
-def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> None:
+def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> bool:
+    """Whether `out` held an extraction of another corpus or settings, now removed (refused without `overwrite`)."""
     path = out / MANIFEST
     if not path.exists():
-        return
+        return False
     old = orjson.loads(path.read_bytes())
     keys = ("extractor", "model", "window_days", "shard_size", "corpus_fingerprint", "eval_from")
     if all(old.get(k) == manifest.get(k) for k in keys):
-        return
+        return False
     if not overwrite:
         raise InputError(f"{out} holds an extraction of another corpus or settings; "
                          "pass --overwrite to replace it or choose another --out folder")
@@ -244,6 +246,7 @@ def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> 
     for pattern in ("part-*.parquet", "articles-*.parquet", "names-*.parquet", "recognised-*.parquet"):
         for file in out.glob(pattern):
             file.unlink()
+    return True
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -307,10 +310,11 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
                 "corpus_fingerprint": fingerprint, "corpus": [str(p) for p in paths], "shards": len(tasks),
                 "eval_from": eval_from.isoformat() if eval_from else None,
                 "splits": {"TRAIN": "graph induction", "TEST": "evaluation"} if eval_from else None}
-    _check_manifest(out, manifest, overwrite)
+    replaced = _check_manifest(out, manifest, overwrite)
     (out / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     todo = [t for t in tasks if not shard_path(out, t.name).exists()]
-    summary = ExtractSummary(str(out), shards=len(tasks), shards_resumed=len(tasks) - len(todo), read=report.to_dict())
+    summary = ExtractSummary(str(out), shards=len(tasks), shards_resumed=len(tasks) - len(todo), read=report.to_dict(),
+                             replaced=replaced)
     if total:
         total(sum(len(t.articles) for t in tasks))
     if progress:

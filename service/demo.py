@@ -283,8 +283,12 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
         if update is not None:
             updates.append(update)
 
+    # The demo's folder is its own: an extraction there by an earlier extractor (after an upgrade) or of another
+    # corpus is replaced, where `egqa extract` refuses without --overwrite. Matching settings resume.
     ext = extract_corpus([source], out / "triples", progress=lambda k: updates[-1](k) if updates else None,
-                         total=start_bar)
+                         total=start_bar, overwrite=True)
+    if ext.replaced:
+        say(f"   {out / 'triples'} held an extraction by another extractor or of another corpus: extracted again")
     skipped = ", ".join(f"{why.replace('_', ' ')} {n:,}" for why, n in ext.read["skipped"].items()) or "none"  # type: ignore[union-attr]
     say(f"   {ext.articles:,} articles, {ext.triples:,} triples; records skipped: {skipped}")
     step(3, f"building entailment graphs from the {', '.join(graph_params.splits or ('all',))} period")

@@ -66,7 +66,8 @@ def extract(
     read = summary.read
     typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
                f"triples {summary.triples:,}  in {summary.seconds:.1f}s "
-               f"({summary.shards} shards, {summary.shards_resumed} resumed)")
+               f"({summary.shards} shards, {summary.shards_resumed} resumed"
+               f"{'; the extraction of other settings there replaced' if summary.replaced else ''})")
     typer.echo(f"skipped records: {read['skipped_total']} {read['skipped']}")
     typer.echo(f"argument types: {summary.type_counts}")
     typer.echo(f"types made one per name: {summary.types.get('changed', 0):,} of {summary.types.get('mentions', 0):,} "

@@ -99,10 +99,13 @@ def test_other_settings_refuse_to_mix(window_corpus: Path, extracted: Path) -> N
 def test_overwrite_with_other_settings_replaces_the_side_files_too(window_corpus: Path, extracted: Path,
                                                                    tmp_path: Path) -> None:
     out = tmp_path / "replaced"
-    extract_corpus([window_corpus], out, workers=1, shard_size=20)
+    assert not extract_corpus([window_corpus], out, workers=1, shard_size=20).replaced
     assert list(out.glob("names-*.parquet")) and list(out.glob("recognised-*.parquet"))
+    # The same settings with --overwrite resume: nothing is replaced.
+    again = extract_corpus([window_corpus], out, workers=1, shard_size=20, overwrite=True)
+    assert not again.replaced and again.shards_resumed == again.shards
     # Other shards under the same names: the side files kept for the old ones must go with them.
-    extract_corpus([window_corpus], out, workers=1, shard_size=10, overwrite=True)
+    assert extract_corpus([window_corpus], out, workers=1, shard_size=10, overwrite=True).replaced
     fresh = tmp_path / "fresh"
     extract_corpus([window_corpus], fresh, workers=1, shard_size=10)
     assert read_triples(out).equals(read_triples(fresh))

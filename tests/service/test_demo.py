@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from service.demo import why_measures_tie
 
@@ -22,3 +23,31 @@ def test_the_demo_says_how_few_propositions_meet_an_edge(tmp_path: Path) -> None
     assert line.endswith("(docs/results.md).") and "\n" not in line
     apart = {**tied, "lin": {"ap_norm": 0.2}}
     assert why_measures_tie(apart, scores, ["binc", "lin", "exact"]).startswith("Why the measures barely differ:")
+
+
+def test_the_demo_replaces_an_extraction_of_other_settings_in_its_folder(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make demo` after an upgrade of the extractor finds its folder holding the old extraction: it extracts again
+    (and says so) instead of stopping on the refusal `egqa extract` gives without --overwrite."""
+    from graph_builder import pipeline
+    from service import demo
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(orjson.dumps({"id": "a1", "date": "2012-01-02", "title": "Acme buys Widget",
+                                    "body": "Acme Corp bought Widget Inc on Monday."}).decode() + "\n")
+    out = tmp_path / "demo"
+    (out / "triples").mkdir(parents=True)
+    (out / "triples" / pipeline.MANIFEST).write_bytes(orjson.dumps({"extractor": "egqa.spacy-dep.v1"}))
+    said: list[str] = []
+
+    class Stop(Exception):
+        pass
+
+    def no_graphs(*args: object, **kwargs: object) -> None:
+        raise Stop
+
+    monkeypatch.setattr(demo, "build_graphs", no_graphs)
+    with pytest.raises(Stop):
+        demo.run_demo(corpus, out, say=said.append)
+    assert any("held an extraction by another extractor" in line for line in said)
+    assert orjson.loads((out / "triples" / pipeline.MANIFEST).read_bytes())["extractor"] != "egqa.spacy-dep.v1"
