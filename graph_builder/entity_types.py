@@ -11,6 +11,12 @@ extraction, every capitalised mention of a name takes one type for the name:
   types bare company names by their look: "Pfizer" a person 585 times against 323 organisations (all of them
   "Pfizer Inc"), "FedEx", "Netflix" and "Halliburton" places, "Berkshire Hathaway Inc" a building; the legal form
   is what the writer says the name is;
+- (v5) so is a name the copy writes right before a stock ticker ("Glencore ( GLEN.L )", "Xstrata XTA.L") in at least
+  MIN_LISTED_MENTIONS articles' mentions: the ticker says it is a listed company. The recogniser had typed
+  `glencore` a person and `xstrata`, `verizon`, `nestle`, `gazprom` places over the whole 2006-2013 corpus. The names
+  are counted from the raw copy while extraction reads it (`graph_builder.news.listed_names`) and kept in
+  `listed.parquet`; a run of capitalised words before the ticker ("Swiss-based Xstrata") counts for its longest
+  ending that is a name of the dataset;
 - any other name takes the type most of its typed mentions have (ties to the alphabetically first type);
 - a mention the recogniser left untyped takes its company's type when its own name is one: typed in some of its
   own mentions, and written capitalised at least COMMON_NOUN_RATIO times as often as in lower case (v4; "Facebook",
@@ -25,6 +31,7 @@ Common nouns (lowercase surface) keep `thing`: "the bank" is not "Bank".
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -39,7 +46,8 @@ from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.triples import TRIPLE_SCHEMA, kept_beside, read_beside, record_in_manifest, shard_files, write_table
 
 TYPES_FILE = "entity_types.parquet"
-TYPES_VERSION = "egqa.majority-types.v4"
+TYPES_VERSION = "egqa.majority-types.v5"
+LISTED_FILE = "listed.parquet"  # names written before a ticker, with their counts
 RECOGNISED_SCHEMA = pa.schema([
     pa.field("triple_id", pa.string(), nullable=False),
     pa.field("subj_type", pa.string(), nullable=False),
@@ -48,6 +56,8 @@ RECOGNISED_SCHEMA = pa.schema([
 MIN_LEGAL_MENTIONS = 2
 MIN_LEGAL_SHARE = 0.1
 COMMON_NOUN_RATIO = 2  # capitalised mentions per lower-case one for an untyped mention to be a name
+MIN_LISTED_MENTIONS = 2
+_RUN_JOINERS = frozenset({"of", "de", "du", "del", "der", "and", "&"})
 
 
 @dataclass
@@ -59,6 +69,7 @@ class TypeReport:
     mentions: int = 0
     changed: int = 0
     changes: dict[str, int] = field(default_factory=dict)
+    listed: int = 0  # names made organisations by their tickers (not already by a legal form)
 
     def to_dict(self) -> dict[str, object]:
         """Return the report as JSON-ready data."""
@@ -105,9 +116,44 @@ def _majority(votes: Counter[str]) -> str:
     return min(votes.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
-def majority_types(table: pa.Table) -> NameTypes:
-    """Type each capitalised name: organisation when its company's mentions carry a legal form often enough, else
-    the type most of its recognised (non-`thing`) mentions have."""
+def write_listed(triples: Path, listed: Mapping[str, int]) -> None:
+    """Keep the names written before a ticker, and how often, beside the dataset's shards."""
+    names = sorted(listed)
+    write_table(pa.table({"name": pa.array(names, pa.string()),
+                          "mentions": pa.array([listed[n] for n in names], pa.int64())}), triples / LISTED_FILE)
+
+
+def read_listed(triples: Path) -> dict[str, int]:
+    """The names written before a ticker, as `write_listed` kept them (none for a dataset extracted before v5)."""
+    path = triples / LISTED_FILE
+    if not path.is_file():
+        return {}
+    table = pq.read_table(path)
+    return dict(zip(table["name"].to_pylist(), table["mentions"].to_pylist(), strict=True))
+
+
+def listed_companies(listed: Mapping[str, int], names: Iterable[str]) -> Counter[str]:
+    """How many ticker mentions each company of `names` (their forms without legal forms) has: a run counts for
+    its longest ending, not cut after a joining word, that is one of them ("swiss-based xstrata plc" for `xstrata`,
+    "bank of america corp" for `bank of america`, never for `america`)."""
+    known = {company_name(n) for n in names}
+    votes: Counter[str] = Counter()
+    for run, n in listed.items():
+        words = run.split()
+        for start in range(len(words)):
+            if words[start] in _RUN_JOINERS or (start and words[start - 1] in _RUN_JOINERS):
+                continue  # "of america" and "america" after "of" are parts of a name, not names
+            key = company_name(" ".join(words[start:]))
+            if key in known:
+                votes[key] += n
+                break
+    return votes
+
+
+def majority_types(table: pa.Table, listed: Mapping[str, int] | None = None) -> NameTypes:
+    """Type each capitalised name: organisation when its company's mentions carry a legal form often enough, or
+    when the copy writes it before a ticker often enough (`listed`), else the type most of its recognised
+    (non-`thing`) mentions have."""
     own: dict[str, Counter[str]] = defaultdict(Counter)
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     capitalised: Counter[str] = Counter()  # by company
@@ -132,9 +178,12 @@ def majority_types(table: pa.Table) -> NameTypes:
                 own[name][kind] += n
             if has_legal_form(text):
                 legal[key] += n
+    tickers = listed_companies(listed or {}, capitalised)
     types: dict[str, str] = {}
     for key, n in capitalised.items():
         if legal[key] >= MIN_LEGAL_MENTIONS and legal[key] >= MIN_LEGAL_SHARE * n:
+            types[key] = "organization"
+        elif tickers[key] >= MIN_LISTED_MENTIONS:
             types[key] = "organization"
         elif votes[key]:
             types[key] = _majority(votes[key])
@@ -212,9 +261,12 @@ def harmonise_types(triples: Path) -> TypeReport:
         raise InputError(f"{triples} holds no triple shards (run `egqa extract` first)")
     columns = ["triple_id", "subj", "subj_text", "subj_type", "obj", "obj_text", "obj_type"]
     table = pa.concat_tables(_as_extracted(f, pq.read_table(f, columns=columns)) for f in files)
-    types = majority_types(table)
+    listed = read_listed(triples)
+    types = majority_types(table, listed)
+    without_tickers = majority_types(table) if listed else types
     del table
-    report = TypeReport(names=len(types.company))
+    report = TypeReport(names=len(types.company), listed=sum(
+        kind == "organization" and without_tickers.company.get(name) != kind for name, kind in types.company.items()))
     for file in files:
         shard = pq.read_table(file, schema=TRIPLE_SCHEMA)
         changed_before = report.changed

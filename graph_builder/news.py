@@ -58,6 +58,39 @@ _ANGLE_RE = re.compile(r"<([^<>\n]{1,100})>")
 _STRAY_ANGLE_RE = re.compile(r"\s*[<>]+\s*")
 
 
+# A company's name as the copy writes it right before its ticker: a run of capitalised words, joined by "of", "de",
+# "and" or "&" ("Bank of America ( BAC.N )", "Xstrata XTA.L"), lower-cased by `listed_names`.
+_LISTED_TICKER_RE = re.compile(
+    rf"\s*\(\s*(?!\.){_TICKER}(?:\s*[,;/]\s*{_TICKER})*\s*\)|\s+[A-Z0-9]{{2,8}}[a-z]?\.[A-Z]{{1,2}}(?![\w&])(?!\.\w)")
+_NAME_WORD = r"[A-Z][\w&'’.\-]*"
+_NAME_RUN_RE = re.compile(rf"(?<![\w&'’.\-])({_NAME_WORD}(?:\s+(?:of|de|du|del|der|and|&|{_NAME_WORD}))*)$")
+_LEADING_WORDS = frozenset({"the", "a", "an", "and", "but", "shares", "while"})
+
+
+def listed_names(raw: str) -> list[str]:
+    """The names the copy marks as listed companies, lower-cased: the capitalised words right before a ticker
+    (`Glencore ( GLEN.L )`, `Xstrata XTA.L`, `Bank of America Corp ( BAC.N )` -> `glencore`, `xstrata`, `bank of
+    america corp`). An index's code (`( .SPX )`) names no company. The words before the name may be part of the run
+    ("Swiss-based Xstrata"): the typing pass matches the run's longest ending that is a name it knows."""
+    text = _SPACES_RE.sub(" ", unescape(raw).replace("\n", " "))
+    found: list[str] = []
+    for match in _LISTED_TICKER_RE.finditer(text):
+        run = _NAME_RUN_RE.search(text, max(0, match.start() - 120), match.start())
+        if run is None:
+            continue
+        words = run.group(1).split()
+        while words and words[0].lower() in _LEADING_WORDS:
+            words = words[1:]
+        if words:
+            found.append(" ".join(words).lower().removesuffix("'s").removesuffix("’s"))
+    return found
+
+
+def clean_and_list(raw: str) -> tuple[str, list[str]]:
+    """`clean_news` of the copy, and its `listed_names`."""
+    return clean_news(raw), listed_names(raw)
+
+
 def unescape(raw: str) -> str:
     """Decode SGML/HTML entities, drop control characters and apply Unicode NFC."""
     return unicodedata.normalize("NFC", _CONTROL_RE.sub("", html.unescape(raw.replace("\r\n", "\n"))))

@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -24,10 +25,10 @@ import orjson
 
 from graph_builder import __version__
 from graph_builder.entities import canonicalise
-from graph_builder.entity_types import harmonise_types
+from graph_builder.entity_types import harmonise_types, write_listed
 from graph_builder.corpus import Article, Cleaner, ReadReport, clean_serially, corpus_files, read_file
 from graph_builder.errors import InputError
-from graph_builder.news import clean_news
+from graph_builder.news import clean_and_list, clean_news
 from graph_builder.extras import require
 from graph_builder.headlines import headline_sentence
 from graph_builder.extraction import DEFAULT_MODEL, SentenceParser, load_pipeline, parser_model
@@ -189,13 +190,14 @@ def _unique(articles: Iterable[Article], seen: set[bytes], report: ReadReport, f
 
 
 def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_from: dt.date | None = None,
-                workers: int = 1,
-                progress: Callable[[int], None] | None = None) -> tuple[list[ShardTask], ReadReport, str]:
+                workers: int = 1, progress: Callable[[int], None] | None = None,
+                listed: Counter[str] | None = None) -> tuple[list[ShardTask], ReadReport, str]:
     """Read the corpus and cut it into named shards; also return the read report and a corpus fingerprint.
 
     Exact duplicate articles are dropped (counted as `duplicate_text`); with `eval_from`, articles without a
     split of their own are labelled TRAIN before that date and TEST from it on. Bodies are cleaned in `workers`
     processes (the same articles, in the same order, as one); `progress` is called with each batch of articles read.
+    `listed` counts the names the copy writes before a ticker (`graph_builder.news.listed_names`), duplicates too.
     """
     if shard_size < 1:
         raise InputError(f"shard_size must be positive, got {shard_size}")
@@ -203,7 +205,7 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_fr
     tasks: list[ShardTask] = []
     digest = hashlib.sha256()
     seen: set[bytes] = set()
-    with cleaning(workers) as cleaner:
+    with cleaning(workers, listed) as cleaner:
         for file in corpus_files(paths):
             articles: list[Article] = []
             for article in _unique(read_file(file, report, cleaner), seen, report, file):
@@ -221,13 +223,36 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_fr
 
 
 @contextmanager
-def cleaning(workers: int) -> Iterator[Cleaner]:
-    """A `Cleaner` over `workers` processes (in this one for 1); the pool closes with the block."""
+def cleaning(workers: int, listed: Counter[str] | None = None) -> Iterator[Cleaner]:
+    """A `Cleaner` over `workers` processes (in this one for 1); the pool closes with the block. With `listed`, it
+    also counts there the names each body writes before a ticker."""
+    def counting(pairs: Iterable[tuple[str, list[str]]]) -> list[str]:
+        texts = []
+        for text, names in pairs:
+            texts.append(text)
+            listed.update(names)  # type: ignore[union-attr]
+        return texts
+
     if workers <= 1:
-        yield clean_serially
+        yield clean_serially if listed is None else lambda bodies: counting(map(clean_and_list, bodies))
         return
     with ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
-        yield lambda bodies: list(pool.map(clean_news, bodies, chunksize=max(1, len(bodies) // (4 * workers))))
+        def chunk(bodies: Sequence[str]) -> int:
+            return max(1, len(bodies) // (4 * workers))
+
+        if listed is None:
+            yield lambda bodies: list(pool.map(clean_news, bodies, chunksize=chunk(bodies)))
+        else:
+            yield lambda bodies: counting(pool.map(clean_and_list, bodies, chunksize=chunk(bodies)))
+
+
+def collect_listed(paths: list[Path], workers: int | None = None,
+                   progress: Callable[[int], None] | None = None) -> Counter[str]:
+    """Count the names a corpus writes before a ticker (for `egqa types --corpus` on a dataset extracted before
+    extraction kept them); `progress` is called with each batch of articles read."""
+    listed: Counter[str] = Counter()
+    plan_shards(paths, workers=workers or os.cpu_count() or 1, progress=progress, listed=listed)
+    return listed
 
 
 def _check_manifest(out: Path, manifest: dict[str, object], overwrite: bool) -> bool:
@@ -298,7 +323,8 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise InputError(f"workers must be positive, got {workers}")
-    tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from, workers, reading)
+    listed: Counter[str] = Counter()
+    tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from, workers, reading, listed)
     if not tasks:
         raise InputError(f"no readable articles in {', '.join(map(str, paths))}: {report.to_dict()['skipped']}")
     spec = parser_model(model)  # an unknown or uninstalled parser fails here, before any folder is written
@@ -324,6 +350,7 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
     for result in runner:
         if progress:
             progress(result.articles)
+    write_listed(out, listed)
     summary.types = harmonise_types(out).to_dict()
     if canonical:
         summary.entities = canonicalise(out).to_dict()

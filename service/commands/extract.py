@@ -11,9 +11,9 @@ import typer
 from tqdm import tqdm
 
 from graph_builder.entities import ALIASES_FILE, canonicalise
-from graph_builder.entity_types import harmonise_types
+from graph_builder.entity_types import harmonise_types, write_listed
 from graph_builder.extraction import DEFAULT_PARSER, PARSERS, ParserName, extract_text
-from graph_builder.pipeline import DEFAULT_SHARD_SIZE, extract_corpus
+from graph_builder.pipeline import DEFAULT_SHARD_SIZE, collect_listed, extract_corpus
 from graph_builder.triples import shard_files
 from graph_builder.windows import DEFAULT_WINDOW_DAYS
 
@@ -86,10 +86,21 @@ def _entities_line(report: dict[str, object]) -> str:
 
 def types(
     triples: Annotated[Path, typer.Argument(help="Triples dataset folder written by `egqa extract`.")],
+    corpus: Annotated[list[Path] | None, typer.Option(
+        help="Count again the names written before a ticker in these corpus files or folders (repeat the option): "
+             "for a dataset extracted before egqa kept them, or to replace them.")] = None,
+    workers: Annotated[int, typer.Option(help="Processes reading --corpus (0: one per core).")] = 0,
 ) -> None:
-    """Give every capitalised mention of a name its corpus-wide majority type (run by `egqa extract` too)."""
+    """Give every capitalised mention of a name its corpus-wide type (run by `egqa extract` too)."""
+    if corpus:
+        shard_files(triples)  # a folder without a dataset fails here, before the corpus is read
+        with tqdm(desc="read tickers", unit="article", dynamic_ncols=True) as bar:
+            listed = collect_listed(corpus, workers=workers or None, progress=bar.update)
+        write_listed(triples, listed)
+        typer.echo(f"names written before a ticker: {len(listed):,} ({sum(listed.values()):,} mentions)")
     report = harmonise_types(triples)
-    typer.echo(f"{report.names:,} names; {report.changed:,} of {report.mentions:,} mentions changed type: "
+    typer.echo(f"{report.names:,} names ({report.listed:,} organisations by their tickers); {report.changed:,} of "
+               f"{report.mentions:,} mentions changed type: "
                f"{dict(sorted(report.changes.items(), key=lambda kv: -kv[1])[:8])}")
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from graph_builder.entity_types import TYPES_FILE, harmonise_types
+from graph_builder.entity_types import TYPES_FILE, harmonise_types, listed_companies, read_listed, write_listed
 from graph_builder.triples import read_triples, shard_path, write_shard
 
 
@@ -101,7 +101,7 @@ def test_typing_votes_on_the_names_as_extracted_and_is_recorded(tmp_path: Path) 
     # Typed again after the canonical names are written, it votes on the same names and changes nothing.
     assert harmonise_types(tmp_path).changed == 0 and first.changed == 3
     manifest = orjson.loads((tmp_path / DATASET_MANIFEST).read_bytes())
-    assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v4"
+    assert manifest["types"]["version"] == TYPES_VERSION == "egqa.majority-types.v5"
     assert manifest["types"]["report"]["changed"] == 0
 
 
@@ -155,3 +155,62 @@ def test_typing_again_gives_the_same_types_also_after_the_entities_pass(tmp_path
     harmonise_types(tmp_path)
     canonicalise(tmp_path)
     assert read_triples(tmp_path).to_pylist() == once
+
+
+def test_a_name_written_before_a_ticker_is_an_organization(tmp_path: Path) -> None:
+    # The recogniser reads "Glencore" as a person and "Xstrata" as a place; the copy writes both before a ticker.
+    rows = [_row(k, "glencore", "Glencore", "person") for k in range(3)]
+    rows += [_row(10 + k, "xstrata", "Xstrata", "location") for k in range(3)]
+    rows += [_row(20, "america", "America", "location"), _row(21, "bank of america", "Bank of America", "organization")]
+    rows += [_row(30 + k, "zeta", "Zeta", "person") for k in range(2)]
+    write_shard(rows, shard_path(tmp_path, "one"))
+    # A run counts for its longest ending that is a name here: "swiss-based xstrata plc" for xstrata, "bank of
+    # america corp" for bank of america and never for america; one mention before a ticker is not enough (zeta).
+    write_listed(tmp_path, {"glencore": 5, "swiss-based xstrata plc": 1, "xstrata": 1, "bank of america corp": 9,
+                            "zeta": 1, "unknown words": 4})
+    report = harmonise_types(tmp_path)
+    got = {(r["subj"], r["subj_type"]) for r in read_triples(tmp_path).to_pylist()}
+    assert got == {("glencore", "organization"), ("xstrata", "organization"), ("america", "location"),
+                   ("bank of america", "organization"), ("zeta", "person")}
+    assert report.listed == 2  # glencore and xstrata: bank of america was an organisation already
+    assert listed_companies({"swiss-based xstrata plc": 2, "bank of america corp": 3, "of america": 1},
+                            ["xstrata", "bank of america", "america"]) == {"xstrata": 2, "bank of america": 3}
+
+
+def test_typing_without_listed_names_is_as_before(tmp_path: Path) -> None:
+    write_shard([_row(k, "glencore", "Glencore", "person") for k in range(3)], shard_path(tmp_path, "one"))
+    assert read_listed(tmp_path) == {}
+    assert harmonise_types(tmp_path).listed == 0
+    assert {r["subj_type"] for r in read_triples(tmp_path).to_pylist()} == {"person"}
+
+
+def test_the_types_command_counts_the_tickers_of_a_corpus_and_types_by_them(tmp_path: Path) -> None:
+    """`egqa types DATASET --corpus FILE`: for a dataset extracted before extraction kept its listed names."""
+    import subprocess
+    import sys
+
+    import orjson
+
+    from graph_builder.entity_types import LISTED_FILE
+    from graph_builder.pipeline import collect_listed
+
+    corpus = tmp_path / "corpus.jsonl"
+    bodies = ["LONDON (Reuters) - Glencore ( GLEN.L ) rose.", "Miner Glencore GLEN.L fell.", "Glencore said so."]
+    corpus.write_bytes(b"\n".join(orjson.dumps({"id": f"a{k}", "date": "2012-01-02", "title": "t", "text": body})
+                                  for k, body in enumerate(bodies)))
+    # A sentence's first word is capitalised too: the run keeps it, and typing counts the run for `glencore`.
+    assert collect_listed([corpus], workers=1) == {"glencore": 1, "miner glencore": 1}
+    dataset = tmp_path / "triples"
+    dataset.mkdir()
+    write_shard([_row(k, "glencore", "Glencore", "person") for k in range(3)], shard_path(dataset, "one"))
+    run = subprocess.run([sys.executable, "-m", "service", "types", str(dataset), "--corpus", str(corpus),
+                          "--workers", "1"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "names written before a ticker: 2 (2 mentions)" in run.stdout and "1 organisations by their tickers" in run.stdout
+    assert read_listed(dataset) == {"glencore": 1, "miner glencore": 1} and (dataset / LISTED_FILE).is_file()
+    assert {r["subj_type"] for r in read_triples(dataset).to_pylist()} == {"organization"}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = subprocess.run([sys.executable, "-m", "service", "types", str(empty), "--corpus", str(corpus)],
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "holds no part-*.parquet shards" in refused.stderr

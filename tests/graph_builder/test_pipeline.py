@@ -91,6 +91,17 @@ def test_rerun_resumes_and_is_deterministic(window_corpus: Path, extracted: Path
     assert read_triples(again).equals(before)
 
 
+def test_extraction_keeps_the_names_written_before_a_ticker(extracted: Path) -> None:
+    # Reuters-21578 writes its tickers after the legal form ("Acme Corp ACME"), which the typing pass reads already;
+    # the file is there, and typing recorded how many names it made organisations by them.
+    from graph_builder.entity_types import LISTED_FILE, read_listed
+
+    assert (extracted / LISTED_FILE).is_file()
+    assert isinstance(read_listed(extracted), dict)
+    manifest = orjson.loads((extracted / "manifest.json").read_bytes())
+    assert manifest["types"]["version"] == "egqa.majority-types.v5" and "listed" in manifest["types"]["report"]
+
+
 def test_other_settings_refuse_to_mix(window_corpus: Path, extracted: Path) -> None:
     with pytest.raises(InputError, match="--overwrite"):
         extract_corpus([window_corpus], extracted, workers=1, shard_size=10)
