@@ -12,6 +12,10 @@ first rule that finds a name the store holds wins:
 5. `acronym`: a spelled-out name the store holds by its initials (`north atlantic treaty organization` -> `nato`);
 6. `head`: a common noun's head (`kuaiti tanker` -> `tanker`).
 
+A name asked with the full stop that ends the question ("downgraded by S&P.") is resolved without it. A common noun
+the store holds as asked (`interest rate`) also offers its head (`rate`, as much news writes it) for the window to
+choose.
+
 Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates). The engine then looks at
 the question's window: of the chosen names and the other stored names they may stand for (two famous
 Armstrongs, two Smiths, `hollande` and `francois hollande`, `motorola` and `motorola mobility`), the pair with the
@@ -142,20 +146,34 @@ class NameResolver:
                 return ResolvedName(name, best.name, "alias", best.type,
                                     alternatives=tuple(n for n in (asked if held else "", *others) if n and n != best.name))
             if held:
-                return ResolvedName(name, asked, "exact" if asked == name else "legal form", alternatives=others)
+                head = self._head(asked, type_hint)  # "interest rate" is also stored as `rate`: the window chooses
+                return ResolvedName(name, asked, "exact" if asked == name else "legal form",
+                                    alternatives=(*others, head) if head else others)
             partial = self._partial(name, type_hint, matches)
             if partial is not None:
                 return replace(partial, alternatives=tuple(n for n in others if n != partial.name))
         acronym = self._acronym(name, type_hint)
         if acronym is not None:
             return acronym
-        words = name.split()
-        if words and type_hint in (None, UNKNOWN_TYPE):
-            for head in dict.fromkeys([words[-1], noun_lemma(words[-1])]):
-                types = self.store.argument_types(head) if head != name else []
-                if types and types[0].type == UNKNOWN_TYPE:
-                    return ResolvedName(name, head, "head", UNKNOWN_TYPE)
+        head = self._head(name, type_hint)
+        if head is not None:
+            return ResolvedName(name, head, "head", UNKNOWN_TYPE)
+        if name.endswith(".") and len(name) > 1:  # a question's last word keeps its full stop: "by S&P."
+            bare = self._resolve(name.rstrip("."), type_hint)
+            if bare.how != "unknown":
+                return bare
         return ResolvedName(name, name, "unknown")
+
+    def _head(self, name: str, type_hint: str | None) -> str | None:
+        """A common noun's head the store holds as a common noun (`kuaiti tanker` -> `tanker`), if any."""
+        words = name.split()
+        if len(words) < 2 or type_hint not in (None, UNKNOWN_TYPE):
+            return None
+        for head in dict.fromkeys([words[-1], noun_lemma(words[-1])]):
+            types = self.store.argument_types(head)
+            if types and types[0].type == UNKNOWN_TYPE:
+                return head
+        return None
 
     def _acronym(self, name: str, type_hint: str | None) -> ResolvedName | None:
         """A spelled-out name the store holds by its initials only ("North Atlantic Treaty Organization" -> `nato`),

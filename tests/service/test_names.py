@@ -84,6 +84,13 @@ ROWS = [
       for k, name in enumerate(["airlines"] * 4 + ["grain"] * 3 + ["baking"] * 3 + ["advisors"] * 2)],
     _row(90, "a90", ("continental resources", "Continental Resources", "organization"), "(hire.1,hire.2)",
          ("kirk kinnear", "Kirk Kinnear", "person"), "Continental Resources hired Kirk Kinnear."),
+    # A compound common noun stored in one article, its head in the news of this week.
+    _row(91, "a91", ("central bank", "central bank", "thing"), "(raise.1,raise.2)",
+         ("interest rate", "Interest Rates", "thing"), "Interest Rates: the bank raised them.", LATER),
+    _row(92, "a92", ("european central bank", "European Central Bank", "organization"), "(keep.1,keep.2)",
+         ("rate", "rates", "thing"), "The European Central Bank kept rates unchanged."),
+    _row(93, "a93", ("s&p", "S&P", "organization"), "(downgrade.1,downgrade.2)", ("unicredit", "UniCredit",
+         "organization"), "S&P downgraded UniCredit."),
     _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
          ("motorola mobility", "Motorola Mobility", "organization"),
          "Google completed its purchase of Motorola Mobility."),
@@ -233,3 +240,17 @@ def test_a_name_read_as_a_common_noun_is_asked_as_written(engine: ScoringEngine)
     the store does not hold; the name as written does."""
     answer, subj, obj, names, count = ask(engine, text="Barclays agreed to pay regulators.")
     assert (answer, subj, obj, names[0], count) == (True, "barclays", "regulator", "barclays (exact)", 1)
+
+
+def test_a_compound_common_noun_also_offers_its_head_to_the_window(engine: ScoringEngine) -> None:
+    assert engine.names.resolve("interest rate").options() == ("interest rate", "rate")
+    answer, subj, obj, names, count = ask(engine, text="The European Central Bank kept its interest rate unchanged.")
+    assert (answer, subj, obj, count) == (True, "european central bank", "rate", 1)
+    assert names[1] == "interest rate -> rate (in window)"
+
+
+def test_the_full_stop_that_ends_a_question_is_no_part_of_its_last_name(engine: ScoringEngine) -> None:
+    assert engine.names.resolve("s&p.").describe() == "s&p (exact)"
+    assert engine.names.resolve("zzz.").how == "unknown"
+    answer, subj, obj, _, count = ask(engine, text="UniCredit was downgraded by S&P.")
+    assert (answer, subj, obj, count) == (True, "s&p", "unicredit", 1)
