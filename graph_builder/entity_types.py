@@ -15,8 +15,8 @@ extraction, every capitalised mention of a name takes one type for the name:
   MIN_LISTED_MENTIONS articles' mentions: the ticker says it is a listed company. The recogniser had typed
   `glencore` a person and `xstrata`, `verizon`, `nestle`, `gazprom` places over the whole 2006-2013 corpus. The names
   are counted from the raw copy while extraction reads it (`graph_builder.news.listed_names`) and kept in
-  `listed.parquet`; a run of capitalised words before the ticker ("Swiss-based Xstrata") counts for its longest
-  ending that is a name of the dataset;
+  `listed.parquet`; the capitalised words before the ticker count for the name they are, or lead to after words
+  that only describe it ("Swiss-based Xstrata", "Spain's Bankia"), never for a name inside them ("Air China");
 - any other name takes the type most of its typed mentions have (ties to the alphabetically first type);
 - a mention the recogniser left untyped takes its company's type when its own name is one: typed in some of its
   own mentions, and written capitalised at least COMMON_NOUN_RATIO times as often as in lower case (v4; "Facebook",
@@ -29,6 +29,8 @@ Common nouns (lowercase surface) keep `thing`: "the bank" is not "Bank".
 """
 
 from __future__ import annotations
+
+import re
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -57,7 +59,7 @@ MIN_LEGAL_MENTIONS = 2
 MIN_LEGAL_SHARE = 0.1
 COMMON_NOUN_RATIO = 2  # capitalised mentions per lower-case one for an untyped mention to be a name
 MIN_LISTED_MENTIONS = 2
-_RUN_JOINERS = frozenset({"of", "de", "du", "del", "der", "and", "&"})
+_DESCRIBING_RE = re.compile(r"[\w.]+-(?:based|listed|owned|controlled|headquartered|registered|backed|run)")
 
 
 @dataclass
@@ -132,22 +134,32 @@ def read_listed(triples: Path) -> dict[str, int]:
     return dict(zip(table["name"].to_pylist(), table["mentions"].to_pylist(), strict=True))
 
 
-def listed_companies(listed: Mapping[str, int], names: Iterable[str]) -> Counter[str]:
-    """How many ticker mentions each company of `names` (their forms without legal forms) has: a run counts for
-    its longest ending, not cut after a joining word, that is one of them ("swiss-based xstrata plc" for `xstrata`,
-    "bank of america corp" for `bank of america`, never for `america`)."""
+def listed_companies(listed: Mapping[str, int], names: Iterable[str], places: frozenset[str] = frozenset()) -> Counter[str]:
+    """How many ticker mentions each company of `names` (their forms without legal forms) has. A run counts for
+    itself ("bank of america corp" for `bank of america`), or, after words that only describe the company, for the
+    name they lead to: "swiss-based xstrata plc" (a `-based`, `-listed`, `-owned` ... word) and "spain's bankia" (the
+    possessive of one of `places`) for `xstrata` and `bankia`. Never for a name inside another ("air china",
+    "boeing's dreamliner", "uni-president china holdings"): the ticker is the whole run's."""
     known = {company_name(n) for n in names}
     votes: Counter[str] = Counter()
     for run, n in listed.items():
         words = run.split()
         for start in range(len(words)):
-            if words[start] in _RUN_JOINERS or (start and words[start - 1] in _RUN_JOINERS):
-                continue  # "of america" and "america" after "of" are parts of a name, not names
             key = company_name(" ".join(words[start:]))
             if key in known:
                 votes[key] += n
                 break
+            if not _describes(words[start], places):
+                break
     return votes
+
+
+def _describes(word: str, places: frozenset[str]) -> bool:
+    """A word before a company's name that only describes it: "swiss-based", "state-owned", "spain's"."""
+    if _DESCRIBING_RE.fullmatch(word):
+        return True
+    owner = word.removesuffix("'s").removesuffix("’s")
+    return owner != word and owner in places
 
 
 def majority_types(table: pa.Table, listed: Mapping[str, int] | None = None) -> NameTypes:
@@ -178,7 +190,8 @@ def majority_types(table: pa.Table, listed: Mapping[str, int] | None = None) -> 
                 own[name][kind] += n
             if has_legal_form(text):
                 legal[key] += n
-    tickers = listed_companies(listed or {}, capitalised)
+    places = frozenset(key for key, kinds in votes.items() if kinds and _majority(kinds) == "location")
+    tickers = listed_companies(listed or {}, capitalised, places)
     types: dict[str, str] = {}
     for key, n in capitalised.items():
         if legal[key] >= MIN_LEGAL_MENTIONS and legal[key] >= MIN_LEGAL_SHARE * n:
