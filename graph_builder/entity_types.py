@@ -11,8 +11,9 @@ extraction, every capitalised mention of a name takes one type for the name:
   types bare company names by their look: "Pfizer" a person 585 times against 323 organisations (all of them
   "Pfizer Inc"), "FedEx", "Netflix" and "Halliburton" places, "Berkshire Hathaway Inc" a building; the legal form
   is what the writer says the name is;
-- (v5) so is a name the copy writes right before a stock ticker ("Glencore ( GLEN.L )", "Xstrata XTA.L") in at least
-  MIN_LISTED_MENTIONS articles' mentions: the ticker says it is a listed company. The recogniser had typed
+- (v5) so is a name the copy writes right before a stock ticker ("Glencore ( GLEN.L )", "Xstrata XTA.L") at least
+  MIN_LISTED_MENTIONS times and in at least MIN_LISTED_SHARE of its capitalised mentions, keeping to one symbol in
+  most of them: the ticker says it is a listed company. The recogniser had typed
   `glencore` a person and `xstrata`, `verizon`, `nestle`, `gazprom` places over the whole 2006-2013 corpus. The names
   are counted from the raw copy while extraction reads it (`graph_builder.news.listed_names`) and kept in
   `listed.parquet`; the capitalised words before the ticker count for the name they are, or lead to after words
@@ -59,6 +60,8 @@ MIN_LEGAL_MENTIONS = 2
 MIN_LEGAL_SHARE = 0.1
 COMMON_NOUN_RATIO = 2  # capitalised mentions per lower-case one for an untyped mention to be a name
 MIN_LISTED_MENTIONS = 2
+MIN_LISTED_SHARE = 0.01  # of the name's capitalised mentions: "New York" stands before a ticker 17 times in 3,983
+MIN_TICKER_AGREEMENT = 0.5
 _DESCRIBING_RE = re.compile(r"[\w.]+-(?:based|listed|owned|controlled|headquartered|registered|backed|run)")
 
 
@@ -118,39 +121,49 @@ def _majority(votes: Counter[str]) -> str:
     return min(votes.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
-def write_listed(triples: Path, listed: Mapping[str, int]) -> None:
-    """Keep the names written before a ticker, and how often, beside the dataset's shards."""
-    names = sorted(listed)
-    write_table(pa.table({"name": pa.array(names, pa.string()),
-                          "mentions": pa.array([listed[n] for n in names], pa.int64())}), triples / LISTED_FILE)
+def write_listed(triples: Path, listed: Mapping[tuple[str, str], int]) -> None:
+    """Keep the names written before a ticker, with the ticker's symbol and how often, beside the dataset's shards."""
+    pairs = sorted(listed)
+    write_table(pa.table({"name": pa.array([n for n, _ in pairs], pa.string()),
+                          "ticker": pa.array([t for _, t in pairs], pa.string()),
+                          "mentions": pa.array([listed[p] for p in pairs], pa.int64())}), triples / LISTED_FILE)
 
 
-def read_listed(triples: Path) -> dict[str, int]:
+def read_listed(triples: Path) -> dict[tuple[str, str], int]:
     """The names written before a ticker, as `write_listed` kept them (none for a dataset extracted before v5)."""
     path = triples / LISTED_FILE
     if not path.is_file():
         return {}
     table = pq.read_table(path)
-    return dict(zip(table["name"].to_pylist(), table["mentions"].to_pylist(), strict=True))
+    return {(name, ticker): n for name, ticker, n in zip(
+        table["name"].to_pylist(), table["ticker"].to_pylist(), table["mentions"].to_pylist(), strict=True)}
 
 
-def listed_companies(listed: Mapping[str, int], names: Iterable[str], places: frozenset[str] = frozenset()) -> Counter[str]:
-    """How many ticker mentions each company of `names` (their forms without legal forms) has. A run counts for
-    itself ("bank of america corp" for `bank of america`), or, after words that only describe the company, for the
-    name they lead to: "swiss-based xstrata plc" (a `-based`, `-listed`, `-owned` ... word) and "spain's bankia" (the
-    possessive of one of `places`) for `xstrata` and `bankia`. Never for a name inside another ("air china",
-    "boeing's dreamliner", "uni-president china holdings"): the ticker is the whole run's."""
+def listed_companies(listed: Mapping[tuple[str, str], int], names: Iterable[str],
+                     places: frozenset[str] = frozenset()) -> Counter[str]:
+    """How many ticker mentions each company of `names` (their forms without legal forms) has, counting only names
+    that keep to one symbol in at least MIN_TICKER_AGREEMENT of them: a company has its ticker, a place before
+    tickers ("traded in Frankfurt ( AAPL.F )", "( SYMC.F )") has many. A run counts for itself ("bank of america
+    corp" for `bank of america`), or, after words that only describe the company, for the name they lead to:
+    "swiss-based xstrata plc" (a `-based`, `-listed`, `-owned` ... word) and "spain's bankia" (the possessive of one
+    of `places`) for `xstrata` and `bankia`. Never for a name inside another ("air china", "boeing's dreamliner",
+    "uni-president china holdings"): the ticker is the whole run's."""
     known = {company_name(n) for n in names}
-    votes: Counter[str] = Counter()
-    for run, n in listed.items():
+    symbols: dict[str, Counter[str]] = defaultdict(Counter)
+    for (run, ticker), n in listed.items():
         words = run.split()
         for start in range(len(words)):
             key = company_name(" ".join(words[start:]))
             if key in known:
-                votes[key] += n
+                symbols[key][ticker] += n
                 break
             if not _describes(words[start], places):
                 break
+    votes: Counter[str] = Counter()
+    for key, tickers in symbols.items():
+        total = sum(tickers.values())
+        if max(tickers.values()) >= MIN_TICKER_AGREEMENT * total:
+            votes[key] = total
     return votes
 
 
@@ -196,7 +209,7 @@ def majority_types(table: pa.Table, listed: Mapping[str, int] | None = None) -> 
     for key, n in capitalised.items():
         if legal[key] >= MIN_LEGAL_MENTIONS and legal[key] >= MIN_LEGAL_SHARE * n:
             types[key] = "organization"
-        elif tickers[key] >= MIN_LISTED_MENTIONS:
+        elif tickers[key] >= MIN_LISTED_MENTIONS and tickers[key] >= MIN_LISTED_SHARE * n:
             types[key] = "organization"
         elif votes[key]:
             types[key] = _majority(votes[key])

@@ -64,29 +64,36 @@ _LISTED_TICKER_RE = re.compile(
     rf"\s*\(\s*(?!\.){_TICKER}(?:\s*[,;/]\s*{_TICKER})*\s*\)|\s+[A-Z0-9]{{2,8}}[a-z]?\.[A-Z]{{1,2}}(?![\w&])(?!\.\w)")
 _NAME_WORD = r"[A-Z][\w&'’.\-]*"
 _NAME_RUN_RE = re.compile(rf"(?<![\w&'’.\-])({_NAME_WORD}(?:\s+(?:of|de|du|del|der|and|&|{_NAME_WORD}))*)$")
+_SYMBOL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9&\-_]*")  # a ticker's symbol, before its exchange
 _LEADING_WORDS = frozenset({"the", "a", "an", "and", "but", "shares", "while"})
 
 
-def listed_names(raw: str) -> list[str]:
-    """The names the copy marks as listed companies, lower-cased: the capitalised words right before a ticker
-    (`Glencore ( GLEN.L )`, `Xstrata XTA.L`, `Bank of America Corp ( BAC.N )` -> `glencore`, `xstrata`, `bank of
-    america corp`). An index's code (`( .SPX )`) names no company. The words before the name may be part of the run
-    ("Swiss-based Xstrata"): the typing pass matches the run's longest ending that is a name it knows."""
+def listed_names(raw: str) -> list[tuple[str, str]]:
+    """The names the copy marks as listed companies, lower-cased, each with its ticker's symbol (the part before the
+    exchange, upper-cased): the capitalised words right before a ticker (`Glencore ( GLEN.L )`, `Xstrata XTA.L`, `Bank
+    of America Corp ( BAC.N )` -> (`glencore`, `GLEN`), (`xstrata`, `XTA`), (`bank of america corp`, `BAC`)). An
+    index's code (`( .SPX )`) names no company. The words before the name may be part of the run ("Swiss-based
+    Xstrata"), and a place may stand before a ticker ("traded in Frankfurt ( AAPL.F )"): the typing pass sorts these
+    out, by the words and by whether the run keeps one symbol."""
     text = _SPACES_RE.sub(" ", unescape(raw).replace("\n", " "))
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
+    after = 0  # a run never reaches back over the ticker before it
     for match in _LISTED_TICKER_RE.finditer(text):
-        run = _NAME_RUN_RE.search(text, max(0, match.start() - 120), match.start())
+        run = _NAME_RUN_RE.search(text, max(after, match.start() - 120), match.start())
+        after = match.end()
         if run is None:
             continue
         words = run.group(1).split()
         while words and words[0].lower() in _LEADING_WORDS:
             words = words[1:]
-        if words:
-            found.append(" ".join(words).lower().removesuffix("'s").removesuffix("’s"))
+        symbol = _SYMBOL_RE.search(match.group(0))
+        if words and symbol is not None:
+            name = " ".join(words).lower().removesuffix("'s").removesuffix("’s")
+            found.append((name, symbol.group(0).upper()))
     return found
 
 
-def clean_and_list(raw: str) -> tuple[str, list[str]]:
+def clean_and_list(raw: str) -> tuple[str, list[tuple[str, str]]]:
     """`clean_news` of the copy, and its `listed_names`."""
     return clean_news(raw), listed_names(raw)
 

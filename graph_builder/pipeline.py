@@ -191,13 +191,14 @@ def _unique(articles: Iterable[Article], seen: set[bytes], report: ReadReport, f
 
 def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_from: dt.date | None = None,
                 workers: int = 1, progress: Callable[[int], None] | None = None,
-                listed: Counter[str] | None = None) -> tuple[list[ShardTask], ReadReport, str]:
+                listed: Counter[tuple[str, str]] | None = None) -> tuple[list[ShardTask], ReadReport, str]:
     """Read the corpus and cut it into named shards; also return the read report and a corpus fingerprint.
 
     Exact duplicate articles are dropped (counted as `duplicate_text`); with `eval_from`, articles without a
     split of their own are labelled TRAIN before that date and TEST from it on. Bodies are cleaned in `workers`
     processes (the same articles, in the same order, as one); `progress` is called with each batch of articles read.
-    `listed` counts the names the copy writes before a ticker (`graph_builder.news.listed_names`), duplicates too.
+    `listed` counts the names the copy writes before a ticker, with its symbol (`graph_builder.news.listed_names`),
+    duplicates too.
     """
     if shard_size < 1:
         raise InputError(f"shard_size must be positive, got {shard_size}")
@@ -223,10 +224,10 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_fr
 
 
 @contextmanager
-def cleaning(workers: int, listed: Counter[str] | None = None) -> Iterator[Cleaner]:
+def cleaning(workers: int, listed: Counter[tuple[str, str]] | None = None) -> Iterator[Cleaner]:
     """A `Cleaner` over `workers` processes (in this one for 1); the pool closes with the block. With `listed`, it
     also counts there the names each body writes before a ticker."""
-    def counting(pairs: Iterable[tuple[str, list[str]]]) -> list[str]:
+    def counting(pairs: Iterable[tuple[str, list[tuple[str, str]]]]) -> list[str]:
         texts = []
         for text, names in pairs:
             texts.append(text)
@@ -247,10 +248,10 @@ def cleaning(workers: int, listed: Counter[str] | None = None) -> Iterator[Clean
 
 
 def collect_listed(paths: list[Path], workers: int | None = None,
-                   progress: Callable[[int], None] | None = None) -> Counter[str]:
-    """Count the names a corpus writes before a ticker (for `egqa types --corpus` on a dataset extracted before
+                   progress: Callable[[int], None] | None = None) -> Counter[tuple[str, str]]:
+    """Count the (name, ticker symbol) pairs a corpus writes (for `egqa types --corpus` on a dataset extracted before
     extraction kept them); `progress` is called with each batch of articles read."""
-    listed: Counter[str] = Counter()
+    listed: Counter[tuple[str, str]] = Counter()
     plan_shards(paths, workers=workers or os.cpu_count() or 1, progress=progress, listed=listed)
     return listed
 
@@ -323,7 +324,7 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise InputError(f"workers must be positive, got {workers}")
-    listed: Counter[str] = Counter()
+    listed: Counter[tuple[str, str]] = Counter()
     tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from, workers, reading, listed)
     if not tasks:
         raise InputError(f"no readable articles in {', '.join(map(str, paths))}: {report.to_dict()['skipped']}")

@@ -97,7 +97,8 @@ def types(
         with tqdm(desc="read tickers", unit="article", dynamic_ncols=True) as bar:
             listed = collect_listed(corpus, workers=workers or None, progress=bar.update)
         write_listed(triples, listed)
-        typer.echo(f"names written before a ticker: {len(listed):,} ({sum(listed.values()):,} mentions)")
+        typer.echo(f"names written before a ticker: {len({name for name, _ in listed}):,} "
+                   f"({sum(listed.values()):,} mentions)")
     report = harmonise_types(triples)
     typer.echo(f"{report.names:,} names ({report.listed:,} organisations by their tickers); {report.changed:,} of "
                f"{report.mentions:,} mentions changed type: "

@@ -163,20 +163,28 @@ def test_a_name_written_before_a_ticker_is_an_organization(tmp_path: Path) -> No
     rows += [_row(10 + k, "xstrata", "Xstrata", "location") for k in range(3)]
     rows += [_row(20, "america", "America", "location"), _row(21, "bank of america", "Bank of America", "organization")]
     rows += [_row(30 + k, "zeta", "Zeta", "person") for k in range(2)]
+    rows += [_row(40 + k, "frankfurt", "Frankfurt", "location") for k in range(3)]
+    rows += [_row(100 + k, "new york", "New York", "location") for k in range(300)]
     write_shard(rows, shard_path(tmp_path, "one"))
     # A run counts for the name it is, or leads to after words that only describe it: "swiss-based xstrata plc" for
     # xstrata; "bank of america corp" for bank of america, never for america, nor "air america" (another name);
     # one mention before a ticker is not enough (zeta).
-    write_listed(tmp_path, {"glencore": 5, "swiss-based xstrata plc": 1, "xstrata": 1, "bank of america corp": 9,
-                            "air america": 3, "zeta": 1, "unknown words": 4})
+    # A place before many symbols is no company (frankfurt); nor a name before a ticker in under 1% of its mentions
+    # (new york: 2 of 300).
+    write_listed(tmp_path, {("glencore", "GLEN"): 5, ("swiss-based xstrata plc", "XTA"): 1, ("xstrata", "XTA"): 1,
+                            ("bank of america corp", "BAC"): 9, ("air america", "AIR"): 3, ("zeta", "Z"): 1,
+                            ("unknown words", "UW"): 4, ("frankfurt", "AAPL"): 1, ("frankfurt", "SYMC"): 1,
+                            ("frankfurt", "GEC"): 1, ("new york", "NYX"): 2})
     report = harmonise_types(tmp_path)
     got = {(r["subj"], r["subj_type"]) for r in read_triples(tmp_path).to_pylist()}
     assert got == {("glencore", "organization"), ("xstrata", "organization"), ("america", "location"),
-                   ("bank of america", "organization"), ("zeta", "person")}
+                   ("bank of america", "organization"), ("zeta", "person"), ("frankfurt", "location"),
+                   ("new york", "location")}
     assert report.listed == 2  # glencore and xstrata: bank of america was an organisation already
     places = frozenset({"spain", "china"})
-    assert listed_companies({"swiss-based xstrata plc": 2, "bank of america corp": 3, "spain's bankia": 2,
-                             "boeing's dreamliner": 5, "air china": 3, "uni-president china holdings ltd": 3},
+    assert listed_companies({("swiss-based xstrata plc", "XTA"): 2, ("bank of america corp", "BAC"): 3,
+                             ("spain's bankia", "BKIA"): 2, ("boeing's dreamliner", "BA"): 5, ("air china", "AC"): 3,
+                             ("uni-president china holdings ltd", "UP"): 3},
                             ["xstrata", "bank of america", "america", "bankia", "dreamliner", "china", "spain"],
                             places) == {"xstrata": 2, "bank of america": 3, "bankia": 2}
 
@@ -204,7 +212,7 @@ def test_the_types_command_counts_the_tickers_of_a_corpus_and_types_by_them(tmp_
     corpus.write_bytes(b"\n".join(orjson.dumps({"id": f"a{k}", "date": "2012-01-02", "title": "t", "text": body})
                                   for k, body in enumerate(bodies)))
     # A sentence's first word is capitalised too: the run keeps it, and typing does not count it for `glencore`.
-    assert collect_listed([corpus], workers=1) == {"glencore": 2, "miner glencore": 1}
+    assert collect_listed([corpus], workers=1) == {("glencore", "GLEN"): 2, ("miner glencore", "GLEN"): 1}
     dataset = tmp_path / "triples"
     dataset.mkdir()
     write_shard([_row(k, "glencore", "Glencore", "person") for k in range(3)], shard_path(dataset, "one"))
@@ -212,7 +220,7 @@ def test_the_types_command_counts_the_tickers_of_a_corpus_and_types_by_them(tmp_
                           "--workers", "1"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "names written before a ticker: 2 (3 mentions)" in run.stdout and "1 organisations by their tickers" in run.stdout
-    assert read_listed(dataset) == {"glencore": 2, "miner glencore": 1} and (dataset / LISTED_FILE).is_file()
+    assert read_listed(dataset) == {("glencore", "GLEN"): 2, ("miner glencore", "GLEN"): 1} and (dataset / LISTED_FILE).is_file()
     assert {r["subj_type"] for r in read_triples(dataset).to_pylist()} == {"organization"}
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -46,18 +46,20 @@ def test_clean_news_drops_tickers_and_subheads(raw: str, clean: str) -> None:
 
 
 @pytest.mark.parametrize(("raw", "names"), [
-    # a ticker in parentheses or bare after the name; the words of a run before it; a possessive
+    # a ticker in parentheses or bare after the name, with its symbol; the words of a run before it; a possessive
     ("LONDON (Reuters) - Commodities trader Glencore ( GLEN.L ) agreed to buy Swiss-based Xstrata Plc XTA.L.",
-     ["glencore", "swiss-based xstrata plc"]),
+     [("glencore", "GLEN"), ("swiss-based xstrata plc", "XTA")]),
     ("Shares in Bank of America Corp ( BAC.N ) and The Walt Disney Co (DIS.N) rose; Spain's Bankia ( BKIA.MC ) fell.",
-     ["bank of america corp", "walt disney co", "spain's bankia"]),
-    # two tickers of one company; an index's code names no company; initialisms are no tickers
+     [("bank of america corp", "BAC"), ("walt disney co", "DIS"), ("spain's bankia", "BKIA")]),
+    # two tickers of one company (the first symbol); an index's code names no company; initialisms are no tickers
     ("Glencore Xstrata ( GLEN.L ; GLEN.HK ) rose while the S&P 500 ( .SPX ) and the U.S. dollar fell.",
-     ["glencore xstrata"]),
+     [("glencore xstrata", "GLEN")]),
+    # a run never reaches back over the ticker before it
+    ("Xstrata XTA.L and Royal Dutch Shell ( RDSa.L ) rose.", [("xstrata", "XTA"), ("royal dutch shell", "RDSA")]),
     # a lower-case word ends the run: nothing, or only the words after it
     ("The index of ( ABC.N ) and the miner ( XYZ.L ) fell.", []),
     ("", []),
 ])
-def test_listed_names_are_the_names_written_before_a_ticker(raw: str, names: list[str]) -> None:
+def test_listed_names_are_the_names_written_before_a_ticker(raw: str, names: list[tuple[str, str]]) -> None:
     assert listed_names(raw) == names
     assert clean_and_list(raw) == (clean_news(raw), names)
