@@ -446,20 +446,29 @@ class GraphSet:
             self._slots[key] = np.array([_slots_of(node) == slots for node in graph.nodes], dtype=bool)
         return self._slots[key]
 
+    def _marker_mask(self, graph: Graph, marker: str) -> npt.NDArray[np.bool_]:
+        """Which nodes of a graph carry this negation and these controllers (`NEG__`, `want__`; `` for none)."""
+        key = (graph.name, f"marker:{marker}")
+        if key not in self._slots:
+            self._slots[key] = np.array([marker_of(node) == marker for node in graph.nodes], dtype=bool)
+        return self._slots[key]
+
     def _smooth(self, queries: Sequence[Query], pending: list[int], groups: dict[int, list[Found]],
                 smoothing: Smoothing) -> list[int]:
         """Fill the premise side of pending queries with nearest nodes; return the queries left ungrounded."""
         if self.embeddings is None or not pending:
             return pending
         rows = smoothing.embed([predicate_words(queries[qid].premise) for qid in pending])
-        by_slots: dict[tuple[str, str], list[int]] = {}
+        by_slots: dict[tuple[str, str, str], list[int]] = {}
         for k, qid in enumerate(pending):
             slots = _slots_of(_typed_pair(queries[qid])[0])  # the orientation the hypothesis node was read in
-            by_slots.setdefault((groups[qid][0][0], slots), []).append(k)
+            by_slots.setdefault((groups[qid][0][0], slots, marker_of(queries[qid].premise)), []).append(k)
         left = []
-        for (name, slots), ks in sorted(by_slots.items()):
-            near = self.embeddings.nearest(name, rows[ks], smoothing.k, smoothing.min_cosine,
-                                           self._slot_mask(self.graphs[name], slots))
+        for (name, slots, marker), ks in sorted(by_slots.items()):
+            # A premise stands in only for nodes of its own negation and controllers: "Vodafone dislikes not having
+            # control of" is near "have control of" in words, and says nothing of a purchase.
+            mask = self._slot_mask(self.graphs[name], slots) & self._marker_mask(self.graphs[name], marker)
+            near = self.embeddings.nearest(name, rows[ks], smoothing.k, smoothing.min_cosine, mask)
             for k, found in zip(ks, near, strict=True):
                 qid = pending[k]
                 if found:
@@ -661,6 +670,13 @@ def _swapped(slots: str) -> str:
     """The same slot types the other way around: `#person#location` -> `#location#person`."""
     _, first, second = slots.split("#")
     return f"#{second}#{first}"
+
+
+def marker_of(predicate: str) -> str:
+    """The negation and controllers before a predicate's brackets: `NEG__want__(buy.1,buy.2)#person#thing` ->
+    `NEG__want__`; `` for a bare predicate or a plain-text one."""
+    head, bracket, _ = predicate.partition("(")
+    return head if bracket else ""
 
 
 def _slots_of(node: str) -> str:

@@ -19,7 +19,7 @@ from graph_builder.embeddings import (
     predicate_words,
 )
 from graph_builder.errors import ArtefactError, ModelMissingError
-from graph_builder.graphs.graphset import GraphSet, Query, Smoothing
+from graph_builder.graphs.graphset import GraphSet, Query, Smoothing, marker_of
 
 from tests.graph_builder.lm_fixtures import build_lm_graphs, encoder_or_skip
 
@@ -139,6 +139,23 @@ def test_smoothing_grounds_an_unseen_premise(lm_graphs: Path, encoder: SentenceE
                                 Query("(purchase.1,purchase.2)", "(own.1,own.2)", types, premise_reversed=True)],
                                "binc", smoothing=smoothing)
     assert known.stage == ["typed", "none", "none"]
+
+
+def test_smoothing_never_reads_a_premise_without_its_negation_or_controllers(lm_graphs: Path,
+                                                                               encoder: SentenceEncoder) -> None:
+    """A denied or only wanted act stands in for no node of a bare one: "did not purchase" is near "buy" in words
+    and says the opposite; "wants to purchase" says nothing of a purchase done."""
+    graphs = GraphSet.load(lm_graphs)
+    types = ("person", "organization")
+    smoothing = Smoothing(VectorCache(encoder).vectors, k=1, min_cosine=0.3)
+    marked = [Query("NEG__(purchase.1,purchase.2)", "(own.1,own.2)", types),
+              Query("want__(purchase.1,purchase.2)", "(own.1,own.2)", types),
+              Query("(purchase.1,purchase.2)", "(own.1,own.2)", types)]
+    scored = graphs.score_batch(marked, "binc", smoothing=smoothing)
+    assert scored.stage[:2] == ["none", "none"] and list(scored.scores[:2]) == [0.0, 0.0]
+    assert scored.stage[2] == "smoothed" and scored.scores[2] > 0.5
+    assert (marker_of("NEG__want__(buy.1,buy.2)#person#thing"), marker_of("(buy.1,buy.2)"), marker_of("be find in")) == (
+        "NEG__want__", "", "")
 
 
 @pytest.mark.parametrize(("unseen", "known"), [
