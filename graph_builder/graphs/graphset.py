@@ -446,11 +446,11 @@ class GraphSet:
             self._slots[key] = np.array([_slots_of(node) == slots for node in graph.nodes], dtype=bool)
         return self._slots[key]
 
-    def _marker_mask(self, graph: Graph, marker: str) -> npt.NDArray[np.bool_]:
-        """Which nodes of a graph carry this negation and these controllers (`NEG__`, `want__`; `` for none)."""
-        key = (graph.name, f"marker:{marker}")
+    def _polarity_mask(self, graph: Graph, negated: bool) -> npt.NDArray[np.bool_]:
+        """Which nodes of a graph are negated (`NEG__...`), or which are not."""
+        key = (graph.name, f"negated:{negated}")
         if key not in self._slots:
-            self._slots[key] = np.array([marker_of(node) == marker for node in graph.nodes], dtype=bool)
+            self._slots[key] = np.array([is_negated(node) == negated for node in graph.nodes], dtype=bool)
         return self._slots[key]
 
     def _smooth(self, queries: Sequence[Query], pending: list[int], groups: dict[int, list[Found]],
@@ -462,12 +462,13 @@ class GraphSet:
         by_slots: dict[tuple[str, str, str], list[int]] = {}
         for k, qid in enumerate(pending):
             slots = _slots_of(_typed_pair(queries[qid])[0])  # the orientation the hypothesis node was read in
-            by_slots.setdefault((groups[qid][0][0], slots, marker_of(queries[qid].premise)), []).append(k)
+            by_slots.setdefault((groups[qid][0][0], slots, is_negated(queries[qid].premise)), []).append(k)
         left = []
-        for (name, slots, marker), ks in sorted(by_slots.items()):
-            # A premise stands in only for nodes of its own negation and controllers: "Vodafone dislikes not having
-            # control of" is near "have control of" in words, and says nothing of a purchase.
-            mask = self._slot_mask(self.graphs[name], slots) & self._marker_mask(self.graphs[name], marker)
+        for (name, slots, negated), ks in sorted(by_slots.items()):
+            # A premise stands in only for nodes of its own polarity: "Vodafone dislikes not having control of"
+            # (`NEG__dislike__`) is near "have control of" in words, and says nothing of a purchase. Controllers
+            # may differ: `+act` and the benchmark's own positives read "agreed to buy" as a purchase.
+            mask = self._slot_mask(self.graphs[name], slots) & self._polarity_mask(self.graphs[name], negated)
             near = self.embeddings.nearest(name, rows[ks], smoothing.k, smoothing.min_cosine, mask)
             for k, found in zip(ks, near, strict=True):
                 qid = pending[k]
@@ -672,11 +673,9 @@ def _swapped(slots: str) -> str:
     return f"#{second}#{first}"
 
 
-def marker_of(predicate: str) -> str:
-    """The negation and controllers before a predicate's brackets: `NEG__want__(buy.1,buy.2)#person#thing` ->
-    `NEG__want__`; `` for a bare predicate or a plain-text one."""
-    head, bracket, _ = predicate.partition("(")
-    return head if bracket else ""
+def is_negated(predicate: str) -> bool:
+    """Whether a predicate (or typed node) is negated: `NEG__want__(buy.1,buy.2)#person#thing`."""
+    return predicate.startswith("NEG__")
 
 
 def _slots_of(node: str) -> str:
