@@ -13,7 +13,7 @@ extraction, every capitalised mention of a name takes one type for the name:
   is what the writer says the name is;
 - (v5) so is a name the copy writes right before a stock ticker ("Glencore ( GLEN.L )", "Xstrata XTA.L") at least
   MIN_LISTED_MENTIONS times and in at least MIN_LISTED_SHARE of its capitalised mentions, keeping to one symbol in
-  most of them: the ticker says it is a listed company. The recogniser had typed
+  at least MIN_TICKER_AGREEMENT of them: the ticker says it is a listed company. The recogniser had typed
   `glencore` a person and `xstrata`, `verizon`, `nestle`, `gazprom` places over the whole 2006-2013 corpus. The names
   are counted from the raw copy while extraction reads it (`graph_builder.news.listed_names`) and kept in
   `listed.parquet`; the capitalised words before the ticker count for the name they are, or lead to after words
@@ -32,7 +32,6 @@ Common nouns (lowercase surface) keep `thing`: "the bank" is not "Bank".
 from __future__ import annotations
 
 import re
-
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -50,7 +49,7 @@ from graph_builder.triples import TRIPLE_SCHEMA, kept_beside, read_beside, recor
 
 TYPES_FILE = "entity_types.parquet"
 TYPES_VERSION = "egqa.majority-types.v5"
-LISTED_FILE = "listed.parquet"  # names written before a ticker, with their counts
+LISTED_FILE = "listed.parquet"  # names written before a ticker, with the ticker's symbol and their counts
 RECOGNISED_SCHEMA = pa.schema([
     pa.field("triple_id", pa.string(), nullable=False),
     pa.field("subj_type", pa.string(), nullable=False),
@@ -175,7 +174,7 @@ def _describes(word: str, places: frozenset[str]) -> bool:
     return owner != word and owner in places
 
 
-def majority_types(table: pa.Table, listed: Mapping[str, int] | None = None) -> NameTypes:
+def majority_types(table: pa.Table, listed: Mapping[tuple[str, str], int] | None = None) -> NameTypes:
     """Type each capitalised name: organisation when its company's mentions carry a legal form often enough, or
     when the copy writes it before a ticker often enough (`listed`), else the type most of its recognised
     (non-`thing`) mentions have."""
