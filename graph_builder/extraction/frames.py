@@ -99,10 +99,22 @@ def misplaced_agent(verb: Token) -> Token | None:
 
 
 def negating_determiner(noun: Token) -> Token | None:
-    """"accept no monitoring", "no company bought": the determiner "no" negates the statement."""
+    """"accept no monitoring", "no company bought", "Neither Apple nor Samsung commented" (v15): the determiner
+    "no" or "neither" negates the statement."""
     for child in noun.children:
-        if child.dep_ == "det" and child.lower_ == "no":
+        if child.dep_ == "det" and child.lower_ in {"no", "neither"}:
             return child
+    return None
+
+
+def nor_denial(verb: Token) -> Token | None:
+    """"The bank neither confirmed nor denied the report", "did not confirm nor deny it" (v15): "neither" before a
+    verb denies it, and "nor" denies the verb it joins."""
+    for child in verb.children:
+        if child.dep_ == "preconj" and child.lower_ == "neither":
+            return child
+    if verb.dep_ == "conj":
+        return next((c for c in verb.head.children if c.dep_ == "cc" and c.lower_ == "nor" and c.i < verb.i), None)
     return None
 
 
@@ -115,6 +127,10 @@ def verb_frame(verb: Token) -> Frame | None:
         lemma = f"{lemma}.{clean_lemma(particle)}"
     frame = Frame(lemma, verb, passive=is_passive(verb))
     frame.words.update([verb, *particles])
+    nor = nor_denial(verb)
+    if nor is not None:
+        frame.negations += 1
+        frame.words.add(nor)
     for child in verb.children:
         dep = child.dep_
         if dep in {"aux", "auxpass"} and child.tag_ != "MD":

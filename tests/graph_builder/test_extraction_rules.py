@@ -810,3 +810,26 @@ def test_the_clause_a_condition_qualifies_is_stated() -> None:
     triples = _triples("Google will buy Motorola if regulators approve the deal.")
     assert ("google", "(buy.1,buy.2)", "motorola") in triples
     assert ("google", "(buy.1,buy.2)", "motorola") in _triples("Google will buy Motorola when the deal closes.")
+
+
+# --- extractor v15: "neither ... nor" denies -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "unstated", "expected"), [
+    # Reuters' "Neither X nor Y immediately returned messages" used to read as two messages returned
+    ("Neither Mauboussin nor Peters immediately returned messages.",
+     ("peters", "(return.1,return.2)", "message"), ("peters", "NEG__(return.1,return.2)", "message")),
+    ("Exxon Mobil bought neither Mobil nor Chevron.",
+     ("exxon mobil", "(buy.1,buy.2)", "chevron"), ("exxon mobil", "NEG__(buy.1,buy.2)", "chevron")),
+    # "neither" before the verb denies it, and "nor" the verb it joins, also after "not"
+    ("The bank neither confirmed nor denied the report by Reuters.",
+     ("report", "(deny.2,deny.by.2)", "reuters"), ("report", "NEG__(deny.2,deny.by.2)", "reuters")),
+    ("Exxon Mobil did not buy Mobil nor sell Chevron.",
+     ("exxon mobil", "(sell.1,sell.2)", "chevron"), ("exxon mobil", "NEG__(sell.1,sell.2)", "chevron")),
+])
+def test_neither_and_nor_deny(sentence: str, unstated: tuple[str, str, str], expected: tuple[str, str, str]) -> None:
+    _assert_read_as(sentence, unstated, expected)
+
+
+def test_and_or_or_deny_nothing() -> None:
+    assert ("exxon mobil", "(sell.1,sell.2)", "chevron") in _triples("Exxon Mobil bought Mobil and sold Chevron.")
+    assert ("exxon mobil", "(sell.1,sell.2)", "chevron") in _triples("Exxon Mobil bought Mobil or sold Chevron.")
