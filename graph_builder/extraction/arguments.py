@@ -39,7 +39,7 @@ CURRENCY_WORDS = frozenset({"euro", "dollar", "yen", "pound", "franc", "yuan", "
 # Common nouns that only say when: "in calendar 2001", "the first half", "for the first time" (dates are skipped by label).
 TIME_NOUNS = frozenset({"calendar", "year", "quarter", "month", "week", "weekend", "day", "hour", "minute", "period",
                         "half", "season", "decade", "century", "morning", "afternoon", "evening", "night", "time"})
-_STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
+_STRIP_WORDS = frozenset({"the", "a", "an", "this", "that", "these", "those", "neither", "either"})
 # "Widget Inc." and "Widget Inc" are one name (the tokenizer also keeps a sentence's last full stop on "Inc.").
 _DOTTED_SUFFIXES = frozenset({"inc.", "corp.", "co.", "ltd.", "plc.", "bros."})
 _POSSESSIVES = frozenset({"'s", "’s", "'", "’"})

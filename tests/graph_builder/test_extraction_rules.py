@@ -830,6 +830,11 @@ def test_neither_and_nor_deny(sentence: str, unstated: tuple[str, str, str], exp
     _assert_read_as(sentence, unstated, expected)
 
 
+def test_neither_is_no_part_of_a_name() -> None:
+    # the recogniser may take "Neither" into the name's span: the name is the name without it
+    assert ("hutton", "NEG__(have.1,have.2)", "comment") in _triples("Neither Hutton nor Purolator had any comment on the deal.")
+
+
 def test_and_or_or_deny_nothing() -> None:
     assert ("exxon mobil", "(sell.1,sell.2)", "chevron") in _triples("Exxon Mobil bought Mobil and sold Chevron.")
     assert ("exxon mobil", "(sell.1,sell.2)", "chevron") in _triples("Exxon Mobil bought Mobil or sold Chevron.")
