@@ -167,6 +167,15 @@ def verb_frame(verb: Token) -> Frame | None:
                 frame.pairs += [(obj, post) for obj in objects for post in posts]
             else:
                 frame.slots += posts
+        elif dep == "acomp" and child.pos_ == "ADJ" and (adjective := clean_lemma(child)) is not None:
+            # "X pleaded guilty to Y" -> (plead.1,plead.guilty.to.2): the adjective joins the predicate with its
+            # phrase, as a light object does; "X pleaded not guilty" is denied.
+            for prep in child.children:
+                if prep.dep_ == "prep" and prep.pos_ == "ADP":
+                    frame.slots += prep_slots(prep, (child,), adjective)
+            denials = [c for c in child.children if c.dep_ == "neg"]
+            frame.negations += len(denials)
+            frame.words.update(denials)
         elif dep == "dative" and child.pos_ in {"NOUN", "PROPN"} and lemma.split(".")[0] in RECEIVER_VERBS:
             frame.slots += slots_for([child], "to.2")
         elif dep == "agent" and frame.passive:

@@ -45,6 +45,18 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         # "X is to maintain its home in Y, but has no other restrictions": the copula's subject is the verb's
         copula_subjects = slots_for([c for c in verb.head.children if c.dep_ == "nsubj"], "1")
         frame.slots += [Slot(s.arg, "2" if frame.passive else "1") for s in copula_subjects]
+    elif verb.dep_ == "xcomp" and not has_subject and head is None and _adjective_control(verb):
+        # "The Fed is likely to delay its decision" -> likely__(delay.1,delay.2), as "is expected to delay" gives
+        # expect__: the adjective says how the act stands, and the sentence does not state it as done.
+        adjective = verb.head
+        frame.slots += [Slot(s.arg, "2" if frame.passive else "1")
+                        for s in slots_for([c for c in adjective.head.children if c.dep_ == "nsubj"], "1")]
+        frame.controllers = [adjective.lemma_.lower()]
+        frame.negations += sum(1 for c in (*adjective.children, *adjective.head.children) if c.dep_ == "neg")
+        frame.words |= {adjective, *(c for c in verb.children if c.dep_ == "aux")}
+    elif verb.dep_ == "pcomp" and verb.tag_ == "VBG" and not has_subject and verb.head.dep_ == "prep" \
+            and verb.head.lower_ in GERUND_PREPOSITIONS and (head := frames.get(verb.head.head.i)) is not None:
+        _gerund_subject(frame, verb, head)
     elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
         reported = head.lemma in REPORTING_VERBS - {"tell"}
         if reported and not head.passive and verb.tag_ in {"VBD", "VBZ", "VBP"}:
@@ -122,6 +134,42 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
             # "made an offer to buy Yahoo" -> offer__(buy.1,buy.2), as "offered to buy Yahoo": an act intended
             frame.controllers = [*head.controllers, intent]
             frame.words.add(verb.head)
+
+
+# The prepositions whose gerund takes its subject from the verb the phrase hangs on, with that verb as its controller
+# ("was accused of misleading investors" -> accuse__(mislead.1,mislead.2)); "by" states the act itself ("raised cash
+# by selling its stake"). Not "without", "instead of", "rather than", which deny it, nor "after", "before", "despite",
+# whose gerund's subject the parser often misplaces in a headline's clause.
+GERUND_PREPOSITIONS = frozenset({"of", "with", "in", "on", "to", "from", "for", "about", "into", "against", "by"})
+
+
+def _adjective_control(verb: Token) -> bool:
+    """A to-infinitive hung on an adjective that complements a copula or a verb like "seem" ("X is likely to buy",
+    "X looked ready to sell"), whose subject the infinitive shares."""
+    adjective = verb.head
+    return has_to(verb) and adjective.dep_ == "acomp" and adjective.pos_ == "ADJ" \
+        and adjective.head.pos_ in {"AUX", "VERB"} and any(c.dep_ == "nsubj" for c in adjective.head.children) \
+        and not any(c.lemma_.lower() in PURPOSE_NOUNS for c in adjective.head.children if c.dep_ == "nsubj")
+
+
+def _gerund_subject(frame: Frame, verb: Token, head: Frame) -> None:
+    """A subjectless gerund after a preposition of the verb above: its subject is that verb's object where the verb
+    has one before it ("the SEC accused Goldman of misleading investors"), the passive subject ("Goldman was accused
+    of misleading investors"), or else the verb's subject ("Rajaratnam admitted to trading on tips"); "by" gives
+    the act its subject's, stated (`(sell.1,sell.2)`), every other preposition the verb as controller."""
+    by = verb.head.lower_ == "by"
+    controlled = not by and not head.passive and any(c.dep_ == "dobj" and c.i < verb.i for c in head.head.children)
+    # The object may be a pronoun, which is no argument ("blocked it from raising its dividend": no doer named), or
+    # the relative pronoun of the noun the clause qualifies ("companies that Citigroup called out for having ...").
+    doers = [s for s in head.slots if s.role == "2" and s.arg.head.i < verb.i] if controlled \
+        else _surface_subjects(head)
+    if by and head.passive:
+        doers = [s for s in head.slots if s.role == "1" and _by_agent(s)]  # "was raised by selling": no doer named
+    own_role = "2" if frame.passive else "1"
+    frame.slots += [Slot(s.arg, own_role) for s in doers]
+    frame.negations += head.negations
+    frame.controllers = [*head.controllers] if by else [*head.controllers, head.lemma]
+    frame.words |= {verb.head} if by else head.words | {verb.head}
 
 
 # Verbs of object control whose purpose clause is still their subject's: "left the ECB to teach at Harvard",

@@ -838,3 +838,45 @@ def test_neither_is_no_part_of_a_name() -> None:
 def test_and_or_or_deny_nothing() -> None:
     assert ("exxon mobil", "(sell.1,sell.2)", "chevron") in _triples("Exxon Mobil bought Mobil and sold Chevron.")
     assert ("exxon mobil", "(sell.1,sell.2)", "chevron") in _triples("Exxon Mobil bought Mobil or sold Chevron.")
+
+
+# --- extractor v16: adjectives and gerunds that carry a relation ----------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # an adjective complement joins the predicate with its phrase, as a light object does
+    ("Raj Rajaratnam pleaded guilty to securities fraud.", ("rajaratnam", "(plead.1,plead.guilty.to.2)", "securities fraud")),
+    ("Raj Rajaratnam pleaded not guilty to securities fraud.",
+     ("rajaratnam", "NEG__(plead.1,plead.guilty.to.2)", "securities fraud")),
+    ("Microsoft remained open to talks with Nokia.", ("microsoft", "(remain.1,remain.open.to.2)", "talk")),
+    # an adjective's to-infinitive shares the subject, the adjective its controller
+    ("Microsoft is likely to buy Nokia.", ("microsoft", "likely__(buy.1,buy.2)", "nokia")),
+    ("Microsoft was unable to buy Nokia.", ("microsoft", "unable__(buy.1,buy.2)", "nokia")),
+    ("Microsoft is not ready to buy Nokia.", ("microsoft", "NEG__ready__(buy.1,buy.2)", "nokia")),
+    # a gerund after a preposition: the object of the verb above, else its passive or active subject, does it
+    ("The SEC accused Goldman Sachs of misleading investors.", ("goldman sachs", "accuse__(mislead.1,mislead.2)", "investor")),
+    ("Goldman Sachs was accused of misleading investors.", ("goldman sachs", "accuse__(mislead.1,mislead.2)", "investor")),
+    ("Regulators barred Ranbaxy from exporting drugs to the United States.",
+     ("ranbaxy", "bar__(export.1,export.to.2)", "united states")),
+    ("Rio Tinto insisted on keeping its stake in Alcan.", ("rio tinto", "insist__(keep.1,keep.stake.in.2)", "alcan")),
+    # "by" states the act itself
+    ("BP raised cash by selling its stake in TNK-BP.", ("bp", "(sell.1,sell.stake.in.2)", "tnk-bp")),
+])
+def test_adjectives_and_gerunds_carry_a_relation(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+@pytest.mark.parametrize(("sentence", "unstated"), [
+    # an object that is a pronoun names no doer: the verb's subject is not it
+    ("MetLife said the Federal Reserve blocked it from raising its dividend.",
+     ("federal reserve", "block__(raise.1,raise.2)", "dividend")),
+    # the object of a relative clause is the noun it qualifies, not the clause's subject
+    ("GE is among 30 companies that Citigroup called out for having large sales in Europe.",
+     ("citigroup", "call.out__(have.1,have.sale.in.2)", "europe")),
+    # "without" denies the act: no relation is read through it
+    ("Exxon Mobil left Russia without paying Rosneft.", ("exxon mobil", "left__(pay.1,pay.2)", "rosneft")),
+])
+def test_a_gerund_takes_no_wrong_doer(sentence: str, unstated: tuple[str, str, str]) -> None:
+    triples = _triples(sentence)
+    assert unstated not in triples
+    assert not any(t[0] == unstated[0] and t[2] == unstated[2] and "(" in t[1] and unstated[1].split("__")[-1] in t[1]
+                   for t in triples)
