@@ -155,21 +155,30 @@ def _adjective_control(verb: Token) -> bool:
 def _gerund_subject(frame: Frame, verb: Token, head: Frame) -> None:
     """A subjectless gerund after a preposition of the verb above: its subject is that verb's object where the verb
     has one before it ("the SEC accused Goldman of misleading investors"), the passive subject ("Goldman was accused
-    of misleading investors"), or else the verb's subject ("Rajaratnam admitted to trading on tips"); "by" gives
-    the act its subject's, stated (`(sell.1,sell.2)`), every other preposition the verb as controller."""
-    by = verb.head.lower_ == "by"
-    controlled = not by and not head.passive and any(c.dep_ == "dobj" and c.i < verb.i for c in head.head.children)
-    # The object may be a pronoun, which is no argument ("blocked it from raising its dividend": no doer named), or
-    # the relative pronoun of the noun the clause qualifies ("companies that Citigroup called out for having ...").
-    doers = [s for s in head.slots if s.role == "2" and s.arg.head.i < verb.i] if controlled \
-        else _surface_subjects(head)
-    if by and head.passive:
+    of misleading investors"), or else the verb's subject ("Rajaratnam admitted to trading on tips"). "By", and a
+    phrase before its verb ("In striking down the settlement, Rakoff said ..."), give the act its subject's, stated
+    (`(sell.1,sell.2)`); every other preposition the verb as controller."""
+    prep = verb.head
+    adverbial = prep.lower_ == "by" or prep.i < head.head.i
+    objects = [c for c in head.head.children if c.dep_ == "dobj" and c.i < verb.i]
+    if objects and not adverbial and not head.passive:
+        # Only an object that can act does the act: a name or a post ("charged Gupta with providing", "fired Woodford
+        # for failing"); a pronoun ("blocked it from raising its dividend") or a thing ("filed charges against Gupta
+        # for providing") names no doer.
+        doers = [s for s in head.slots if s.role == "2" and s.arg.head.i < verb.i and _can_act(s.arg)]
+    elif adverbial and head.passive:
         doers = [s for s in head.slots if s.role == "1" and _by_agent(s)]  # "was raised by selling": no doer named
+    else:
+        doers = _surface_subjects(head)
     own_role = "2" if frame.passive else "1"
     frame.slots += [Slot(s.arg, own_role) for s in doers]
     frame.negations += head.negations
-    frame.controllers = [*head.controllers] if by else [*head.controllers, head.lemma]
-    frame.words |= {verb.head} if by else head.words | {verb.head}
+    frame.controllers = [*head.controllers] if adverbial else [*head.controllers, head.lemma]
+    frame.words |= {prep} if adverbial else head.words | {prep}
+
+
+def _can_act(arg: Argument) -> bool:
+    return arg.is_entity or arg.head.lemma_.lower() in PERSON_TITLES
 
 
 # Verbs of object control whose purpose clause is still their subject's: "left the ECB to teach at Harvard",

@@ -138,6 +138,9 @@ def modal_of(token: Token) -> Token | None:
             denied = any(c.dep_ == "neg" for c in t.children)
             return None if denied and modal.lower_ == "could" else modal
         purpose = t.dep_ == "advcl" and has_to(t)
+        if not auxiliaries and _gerund_of_verb(t):
+            t = t.head.head
+            continue
         if auxiliaries or (t.dep_ not in {"xcomp", "conj"} and not purpose) or t.head.i == t.i \
                 or t.head.pos_ not in {"VERB", "AUX"}:
             return None
@@ -150,9 +153,18 @@ def _clauses_up(token: Token) -> Iterator[Token]:
     t = token.head if token.pos_ in {"NOUN", "PROPN"} and token.dep_ in ARGUMENT_DEPS else token
     while True:
         yield t
+        if _gerund_of_verb(t):  # "even if Europe succeeds in restoring confidence": restoring is in the if-clause
+            t = t.head.head
+            continue
         if t.dep_ not in CLAUSE_DEPS or t.head.i == t.i:
             return
         t = t.head
+
+
+def _gerund_of_verb(t: Token) -> bool:
+    """A gerund after a preposition of a verb ("succeeds in restoring", "could help by offering"): in its clause."""
+    return t.dep_ == "pcomp" and t.head.dep_ == "prep" and t.head.head.pos_ in {"VERB", "AUX"} \
+        and t.head.head.i != t.head.i
 
 
 def _depth(token: Token) -> int:

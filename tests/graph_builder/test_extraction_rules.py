@@ -874,9 +874,29 @@ def test_adjectives_and_gerunds_carry_a_relation(sentence: str, expected: tuple[
      ("citigroup", "call.out__(have.1,have.sale.in.2)", "europe")),
     # "without" denies the act: no relation is read through it
     ("Exxon Mobil left Russia without paying Rosneft.", ("exxon mobil", "left__(pay.1,pay.2)", "rosneft")),
+    # extractor v17: an object that cannot act names no doer, nor does the verb's subject stand in for it
+    ("Prosecutors filed charges against Rajat Gupta for providing Rajaratnam with tips.",
+     ("prosecutor", "file__(provide.1,provide.2)", "rajaratnam")),
 ])
 def test_a_gerund_takes_no_wrong_doer(sentence: str, unstated: tuple[str, str, str]) -> None:
     triples = _triples(sentence)
     assert unstated not in triples
     assert not any(t[0] == unstated[0] and t[2] == unstated[2] and "(" in t[1] and unstated[1].split("__")[-1] in t[1]
                    for t in triples)
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # extractor v17: a phrase before its verb is adverbial, its act stated
+    ("In striking down the SEC's settlement with Bank of America, Rakoff said it unfairly punished shareholders.",
+     ("rakoff", "(strike.down.1,strike.down.2)", "settlement")),
+    # a condition or a modal above the verb holds its gerund too
+    ("Germany will pay if Greece succeeds in restoring confidence in its banks.",
+     ("greece", "if__succeed__(restore.1,restore.2)", "confidence")),
+    ("The ECB could help banks by offering them liquidity.", ("ecb", "could__(offer.1,offer.2)", "liquidity")),
+])
+def test_a_gerunds_clause_is_its_verbs(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+def test_a_gerund_under_a_doubted_clause_is_not_stated() -> None:
+    assert not _triples("Analysts doubt that Greece will succeed in restoring confidence in its banks.")
