@@ -168,6 +168,8 @@ def _gerund_subject(frame: Frame, verb: Token, head: Frame) -> None:
         doers = [s for s in head.slots if s.role == "2" and s.arg.head.i < verb.i and _can_act(s.arg)]
     elif adverbial and head.passive:
         doers = [s for s in head.slots if s.role == "1" and _by_agent(s)]  # "was raised by selling": no doer named
+    elif adverbial and head.negations:
+        doers = []  # "In making the disclosure, Olympus gave no details": the denial is the main verb's alone
     else:
         doers = _surface_subjects(head)
     own_role = "2" if frame.passive else "1"

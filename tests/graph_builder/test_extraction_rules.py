@@ -900,3 +900,9 @@ def test_a_gerunds_clause_is_its_verbs(sentence: str, expected: tuple[str, str, 
 
 def test_a_gerund_under_a_doubted_clause_is_not_stated() -> None:
     assert not _triples("Analysts doubt that Greece will succeed in restoring confidence in its banks.")
+
+
+def test_a_denied_verb_denies_nothing_of_its_adverbial_gerund() -> None:
+    # extractor v18: "no details" denies the giving, not the making
+    triples = _triples("In making the disclosure, Olympus gave no details on the losses.")
+    assert not any(t[0] == "olympus" and "make" in t[1] for t in triples)
