@@ -8,8 +8,9 @@ from graph_builder.extraction.arguments import Argument, argument_of
 from graph_builder.extraction.frames import Frame, negating_determiner
 from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
-    COPULA_LEMMAS, INTENT_NOUNS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES, OBJECT_CONTROL_VERBS,
-    PERSON_TITLES, PLACE_LABELS, PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS, REPORTING_VERBS, SUBJECT_DEPS,
+    COPULA_LEMMAS, GERUND_PREPOSITIONS, INTENT_NOUNS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES,
+    OBJECT_CONTROL_VERBS, PERSON_TITLES, PLACE_LABELS, PURPOSE_NOUNS, RELATIVE_PRONOUNS, REPORTER_PRONOUNS,
+    REPORTING_VERBS, SUBJECT_DEPS,
 )
 
 
@@ -136,13 +137,6 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
             frame.words.add(verb.head)
 
 
-# The prepositions whose gerund takes its subject from the verb the phrase hangs on, with that verb as its controller
-# ("was accused of misleading investors" -> accuse__(mislead.1,mislead.2)); "by" states the act itself ("raised cash
-# by selling its stake"). Not "without", "instead of", "rather than", which deny it, nor "after", "before", "despite",
-# whose gerund's subject the parser often misplaces in a headline's clause.
-GERUND_PREPOSITIONS = frozenset({"of", "with", "in", "on", "to", "from", "for", "about", "into", "against", "by"})
-
-
 def _adjective_control(verb: Token) -> bool:
     """A to-infinitive hung on an adjective that complements a copula or a verb like "seem" ("X is likely to buy",
     "X looked ready to sell"), whose subject the infinitive shares."""
@@ -180,6 +174,7 @@ def _gerund_subject(frame: Frame, verb: Token, head: Frame) -> None:
 
 
 def _can_act(arg: Argument) -> bool:
+    """Whether an argument can do an act: a name, or a noun of post ("the chief executive")."""
     return arg.is_entity or arg.head.lemma_.lower() in PERSON_TITLES
 
 

@@ -68,6 +68,11 @@ AMOUNT_LABELS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 SCENE_PREPOSITIONS = frozenset({"at", "in", "to"})
 # Prepositions of comparison: "earned 18 cents, well below the forecast" sets a figure beside the noun.
 COMPARISON_PREPOSITIONS = frozenset({"below", "above", "versus", "vs", "vs.", "than"})
+# The prepositions whose gerund takes its subject from the verb the phrase hangs on, with that verb as its controller
+# ("was accused of misleading investors" -> accuse__(mislead.1,mislead.2)); "by" states the act itself ("raised cash
+# by selling its stake"). Not "without", "instead of", "rather than", which deny it, nor "after", "before", "despite",
+# whose gerund's subject the parser often misplaces in a headline's clause.
+GERUND_PREPOSITIONS = frozenset({"of", "with", "in", "on", "to", "from", "for", "about", "into", "against", "by"})
 # Verbs whose object is the understood subject of their infinitive ("urged Iran to stop", "hired banks to advise").
 # With any other verb an infinitive after the object says what for, and takes the subject ("used the money to build").
 OBJECT_CONTROL_VERBS = frozenset({
