@@ -270,11 +270,9 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
         """What a typed predicate entails and what entails it, best first."""
         engine = _engine(request)
         measure = engine.graphs.check_measure(measure)
-        def edges(direction: str) -> list[dict[str, Any]]:
-            return [{"predicate": p, "score": s} for p, s in
-                    engine.graphs.neighbours(predicate, types, measure, direction, limit)]
         return {"predicate": predicate, "types": types, "measure": measure,
-                "entails": edges("entails"), "entailed_by": edges("entailed_by")}
+                "entails": engine.graphs.edges(predicate, types, measure, "entails", limit),
+                "entailed_by": engine.graphs.edges(predicate, types, measure, "entailed_by", limit)}
 
     @app.get("/v1/graphs", responses=LIST_ERRORS, tags=["graphs"])
     def graphs(request: Request) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddi
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest, same_type_slots
 from graph_builder.graphs.combined import Combination, load_combination
+from graph_builder.graphs.antonyms import contradicts
 from graph_builder.graphs.counts import graph_name, typed_node
 from graph_builder.graphs.generality import read_generality
 from graph_builder.graphs.fuzzy import FUZZY_LIMIT, FUZZY_MIN_COUNT, FuzzyEntry, FuzzyIndex
@@ -223,6 +224,21 @@ class GraphSet:
         pairs = sorted(((graph.nodes[int(c)], float(v)) for c, v in zip(cols[keep], vals[keep])),
                        key=lambda x: (-x[1], x[0]))
         return pairs[:limit] if limit is not None else pairs
+
+    def edges(self, predicate: str, types: str | Sequence[str], measure: str | None = None,
+              direction: str = "entails", limit: int | None = None) -> list[dict[str, object]]:
+        """`neighbours` as documents: each edge's node and score, and whether its two predicates say opposite things
+        of the same arguments in the same order (`antonyms.contradicts`: "raise" -> "lower"), a pair the distributional
+        measures score high and every graph scorer answers with 0."""
+        a, b = parse_types(types)
+        order = typed_node("", a, b)
+        out: list[dict[str, object]] = []
+        for node, score in self.neighbours(predicate, (a, b), measure, direction, limit):
+            name, _, suffix = node.partition("#")
+            premise, hypothesis = (predicate, name) if direction == "entails" else (name, predicate)
+            out.append({"predicate": node, "score": score,
+                        "antonym": contradicts(premise, hypothesis, f"#{suffix}" != order)})
+        return out
 
     def score(self, premise: str, hypothesis: str, types: str | Sequence[str], measure: str | None = None,
               premise_reversed: bool = False, fuzzy: bool = True) -> float:

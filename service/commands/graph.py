@@ -101,7 +101,8 @@ def show(
         edges = result[key]
         typer.echo(f"{key} ({len(edges)}):")
         for edge in edges[:limit]:
-            typer.echo(f"  {arrow} {edge['score']:.4f}  {edge['predicate']}")
+            opposite = "  (antonyms: every graph scorer gives 0)" if edge["antonym"] else ""
+            typer.echo(f"  {arrow} {edge['score']:.4f}  {edge['predicate']}{opposite}")
 
 
 @graph_app.command("top")
@@ -147,9 +148,8 @@ def show_node(graphset: GraphSet, predicate: str, types: str, measure: str | Non
     a, b = parse_types(types)
     return {
         "predicate": predicate, "types": f"{a}#{b}", "measure": measure,
-        "entails": [{"predicate": p, "score": s} for p, s in graphset.neighbours(predicate, (a, b), measure, "entails")],
-        "entailed_by": [{"predicate": p, "score": s}
-                        for p, s in graphset.neighbours(predicate, (a, b), measure, "entailed_by")],
+        "entails": graphset.edges(predicate, (a, b), measure, "entails"),
+        "entailed_by": graphset.edges(predicate, (a, b), measure, "entailed_by"),
     }
 
 

@@ -183,3 +183,19 @@ def test_fuzzy_and_backoff_keep_the_arguments_order(built: tuple[Path, Path]) ->
         assert backward == 0.0
         # Through other graphs (no typed graph for these types), the same holds.
         assert gs.score_batch([Query(p, p, ("medicine", "disease"), premise_reversed=True)]).scores[0] == 0.0
+
+
+def test_an_edge_between_antonyms_is_marked(tmp_path: Path) -> None:
+    # "raise" and "lower" share their argument pairs, so BInc links them; every graph scorer answers the pair with 0
+    # (tests/service/test_api.py), and the neighbours say so. "increase" shares them too: no antonym of "raise", one
+    # of "lower" (a verb of one direction of change against every verb of the other).
+    specs = [(f"c{i}", "organization", p, f"r{i}", "organization")
+             for i in range(6) for p in ("(raise.1,raise.2)", "(lower.1,lower.2)", "(increase.1,increase.2)")]
+    build_graphs(write_triples(tmp_path / "triples", specs), tmp_path / "graphs", BuildParams(), progress=False)
+    gs = GraphSet.load(tmp_path / "graphs")
+    edges = {e["predicate"].split("#")[0]: e for e in gs.edges("(raise.1,raise.2)", "organization#organization", "binc")}
+    assert edges["(lower.1,lower.2)"]["antonym"] is True and edges["(lower.1,lower.2)"]["score"] > 0
+    assert edges["(increase.1,increase.2)"]["antonym"] is False
+    back = {e["predicate"].split("#")[0]: e for e in gs.edges("(lower.1,lower.2)", "organization#organization", "binc",
+                                                               "entailed_by")}
+    assert back["(raise.1,raise.2)"]["antonym"] is True and back["(increase.1,increase.2)"]["antonym"] is True

@@ -135,7 +135,8 @@ def test_entailment_and_neighbours(api: TestClient, rows: list[dict[str, Any]]) 
             continue
         pair = {"premise": row["predicate"], "hypothesis": edges[0]["predicate"].removesuffix(order), "types": types}
         scores = api.get("/v1/entailment", params=pair).json()["scores"]
-        if scores["binc"]["forward_match"] == "antonym":
+        assert edges[0]["antonym"] == (scores["binc"]["forward_match"] == "antonym")
+        if edges[0]["antonym"]:
             assert scores["binc"]["forward"] == 0.0
             continue
         found = True
