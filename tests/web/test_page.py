@@ -157,7 +157,8 @@ def test_walk_the_graph_both_ways_and_move_by_a_click(tab: Tab, web_url: str) ->
         return [" ".join(t.split()) for t in page.locator(f"#{direction} li").all_inner_texts()]
 
     def wanted(edges: list[dict[str, Any]]) -> list[str]:
-        return [f"{e['predicate'].split('#')[0]} {e['score']:.3f}" for e in edges]
+        return [f"{e['predicate'].split('#')[0]} {e['score']:.3f}" + (" antonym" if e["antonym"] else "")
+                for e in edges]
 
     assert listed("entails") == wanted(expected["entails"]) and listed("entailed-by") == wanted(expected["entailed_by"])
     assert len(expected["entails"]) >= 2 and len(expected["entailed_by"]) >= 2
@@ -181,6 +182,32 @@ def test_walk_the_graph_both_ways_and_move_by_a_click(tab: Tab, web_url: str) ->
     page.locator("#entailed-by button").first.focus()
     page.keyboard.press("Enter")
     page.wait_for_selector("#walk-node code:text-is('(acquire.1,acquire.2)')")
+    tab.console.assert_clean()
+
+
+def test_an_antonym_edge_is_marked_in_the_list_and_the_drawing(tab: Tab, web_url: str) -> None:
+    # The fixture's graphs hold no antonyms, so the service's own answer is passed on with one edge flagged as the
+    # API flags raise -> lower (tests/service/test_api.py checks the flag itself; this checks what a person sees).
+    page = tab.page
+    flagged: dict[str, str] = {}
+
+    def flag_first(route: Any) -> None:
+        answer = route.fetch().json()
+        edge = answer["entails"][0]
+        edge["antonym"] = True
+        flagged["predicate"] = edge["predicate"].split("#")[0]
+        route.fulfill(json=answer)
+
+    page.route("**/v1/predicates/neighbours?*", flag_first)
+    tab.open("/?" + urlencode({"walk": "(buy.1,buy.2)", "types": "organization#organization"}))
+    page.wait_for_selector("#walk-node")
+    items = page.locator("#entails li")
+    marked = [i for i in range(items.count()) if items.nth(i).locator(".antonym").count()]
+    assert marked == [0] and items.nth(0).inner_text().endswith(" antonym")
+    assert "every graph scorer answers 0" in items.nth(0).locator(".antonym").get_attribute("title")
+    boxes = page.locator("svg.neighbourhood g.side.antonym")
+    assert boxes.count() == 1 and boxes.locator("text").text_content().startswith(flagged["predicate"])
+    assert "opposite things" in boxes.locator("title").text_content()
     tab.console.assert_clean()
 
 

@@ -42,6 +42,8 @@ function svgEl(tag, attrs, ...children) {
   return node;
 }
 
+// An edge between predicates that say opposite things of the same arguments (docs/api.md, neighbours).
+const ANTONYM_MEANING = "antonym: the two predicates say opposite things of the same arguments, so every graph scorer answers 0 for this edge";
 const fmt = (x) => (typeof x === "number" ? x.toFixed(3) : String(x));
 // What each match kind of a piece of evidence means (docs/metrics-and-scorers.md).
 const MATCH_MEANINGS = {
@@ -447,7 +449,8 @@ function neighbourList(title, id, edges, arrow) {
           : el("button", { type: "button", class: "node", "data-predicate": n.predicate, text: label,
                            title: `${arrow} ${n.predicate}: walk there`,
                            onclick: () => walkTo(n.predicate, n.types, null, true) }),
-          ` ${fmt(e.score)}`);
+          ` ${fmt(e.score)}`,
+          e.antonym ? el("span", { class: "antonym", title: ANTONYM_MEANING, text: " antonym" }) : null);
       }))
       : el("p", { class: "muted", text: "none" }));
 }
@@ -477,18 +480,22 @@ function drawing(out) {
     markerHeight: 7, orient: "auto-start-reverse" }, svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#6b7280" })));
   svg.append(defs);
   const y = (i, n) => cy + (i - (n - 1) / 2) * rowH;
-  const node = (x, yy, text, cls) => svgEl("g", { class: cls },
+  const node = (x, yy, text, cls, tip) => svgEl("g", { class: cls },
+    ...(tip ? [svgEl("title", {}, tip)] : []),
     svgEl("rect", { x, y: yy - 11, width: boxW, height: 22, rx: 4 }),
     svgEl("text", { x: x + 8, y: yy + 4 }, label(text)));
+  // An antonym's box is outlined in the "no" colour and dashed; its tooltip says why the scorers answer 0.
+  const side = (x, yy, e) => node(x, yy, `${parseNode(e.predicate).predicate} ${fmt(e.score)}`,
+    e.antonym ? "side antonym" : "side", e.antonym ? ANTONYM_MEANING : null);
   left.forEach((e, i) => {
     const yy = y(i, left.length);
     svg.append(svgEl("line", { x1: 10 + boxW, y1: yy, x2: (width - boxW) / 2, y2: cy, "marker-end": "url(#arrow)" }));
-    svg.append(node(10, yy, `${parseNode(e.predicate).predicate} ${fmt(e.score)}`, "side"));
+    svg.append(side(10, yy, e));
   });
   right.forEach((e, i) => {
     const yy = y(i, right.length);
     svg.append(svgEl("line", { x1: (width + boxW) / 2, y1: cy, x2: width - 10 - boxW, y2: yy, "marker-end": "url(#arrow)" }));
-    svg.append(node(width - 10 - boxW, yy, `${parseNode(e.predicate).predicate} ${fmt(e.score)}`, "side"));
+    svg.append(side(width - 10 - boxW, yy, e));
   });
   svg.append(node((width - boxW) / 2, cy, out.predicate, "centre"));
   return svg;
