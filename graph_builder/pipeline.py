@@ -26,7 +26,8 @@ import orjson
 from graph_builder import __version__
 from graph_builder.entities import canonicalise
 from graph_builder.entity_types import harmonise_types, write_listed
-from graph_builder.corpus import Article, Cleaner, ReadReport, clean_serially, corpus_files, read_file
+from graph_builder.corpus import (Article, Cleaner, ReadReport, clean_serially, corpus_files, count_records,
+                                  read_file)
 from graph_builder.errors import InputError
 from graph_builder.news import clean_and_list, clean_news
 from graph_builder.extras import require
@@ -196,7 +197,8 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_fr
 
     Exact duplicate articles are dropped (counted as `duplicate_text`); with `eval_from`, articles without a
     split of their own are labelled TRAIN before that date and TEST from it on. Bodies are cleaned in `workers`
-    processes (the same articles, in the same order, as one); `progress` is called with each batch of articles read.
+    processes (the same articles, in the same order, as one); `progress` is called with each batch of records read
+    or skipped (duplicates too), so that it ends at `graph_builder.corpus.count_records`.
     `listed` counts the names the copy writes before a ticker, with its symbol (`graph_builder.news.listed_names`),
     duplicates too.
     """
@@ -206,15 +208,23 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_fr
     tasks: list[ShardTask] = []
     digest = hashlib.sha256()
     seen: set[bytes] = set()
+    reported = 0
+
+    def report_progress() -> None:
+        nonlocal reported
+        records = report.read + sum(report.skipped.values())
+        if progress and records > reported:
+            progress(records - reported)
+        reported = records
+
     with cleaning(workers, listed) as cleaner:
         for file in corpus_files(paths):
             articles: list[Article] = []
             for article in _unique(read_file(file, report, cleaner), seen, report, file):
                 articles.append(date_split(article, eval_from))
-                if progress and len(articles) % PROGRESS_EVERY == 0:
-                    progress(PROGRESS_EVERY)
-            if progress:
-                progress(len(articles) % PROGRESS_EVERY)
+                if len(articles) % PROGRESS_EVERY == 0:
+                    report_progress()
+            report_progress()
             stat = file.stat()
             digest.update(f"{file.name}:{stat.st_size}:{len(articles)}".encode())
             stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in file.stem)
@@ -248,9 +258,12 @@ def cleaning(workers: int, listed: Counter[tuple[str, str]] | None = None) -> It
 
 
 def collect_listed(paths: list[Path], workers: int | None = None,
-                   progress: Callable[[int], None] | None = None) -> Counter[tuple[str, str]]:
+                   progress: Callable[[int], None] | None = None,
+                   total: Callable[[int], None] | None = None) -> Counter[tuple[str, str]]:
     """Count the (name, ticker symbol) pairs a corpus writes (for `egqa types --corpus` on a dataset extracted before
-    extraction kept them); `progress` is called with each batch of articles read."""
+    extraction kept them); `progress` is called with each batch of records read, after `total` with their number."""
+    if total:
+        total(count_records(paths))
     listed: Counter[tuple[str, str]] = Counter()
     plan_shards(paths, workers=workers or os.cpu_count() or 1, progress=progress, listed=listed)
     return listed
@@ -314,16 +327,20 @@ def extract_corpus(paths: list[Path], out: Path, *, workers: int | None = None, 
                    shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False, eval_from: dt.date | None = None,
                    progress: Callable[[int], None] | None = None,
                    total: Callable[[int], None] | None = None, canonical: bool = True,
-                   reading: Callable[[int], None] | None = None) -> ExtractSummary:
+                   reading: Callable[[int], None] | None = None,
+                   reading_total: Callable[[int], None] | None = None) -> ExtractSummary:
     """Extract typed triples from corpus files into the dataset folder `out`, resuming finished shards; then
     give each name one type and (unless `canonical` is False) each entity one canonical name. `reading` follows
-    the corpus being read and cleaned (in `workers` local processes, also with a scheduler) before any shard."""
+    the corpus being read and cleaned (in `workers` local processes, also with a scheduler) before any shard, by
+    records read or skipped; `reading_total` is told first how many records there are."""
     started = time.perf_counter()
     if window_days < 1:
         raise InputError(f"window_days must be positive, got {window_days}")
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise InputError(f"workers must be positive, got {workers}")
+    if reading_total:
+        reading_total(count_records(paths))
     listed: Counter[tuple[str, str]] = Counter()
     tasks, report, fingerprint = plan_shards(paths, shard_size, eval_from, workers, reading, listed)
     if not tasks:

@@ -275,8 +275,15 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
     source = resolve_corpus(corpus, out / "corpus")
     say(f"   using {source}")
     step(2, f"extracting typed triples (all cores) into {out / 'triples'}")
-    # The bar starts once extraction has read the corpus and knows how many articles it holds.
+    # A bar for reading the corpus (its records counted first), then one for extraction, which starts once
+    # the corpus is read and the number of articles known.
+    reads: list[Callable[[int], None]] = []
     updates: list[Callable[[int], None]] = []
+
+    def start_reading(total: int) -> None:
+        update = bar("read", total)
+        if update is not None:
+            reads.append(update)
 
     def start_bar(total: int) -> None:
         update = bar("extract", total)
@@ -286,7 +293,8 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
     # The demo's folder is its own: an extraction there by an earlier extractor (after an upgrade) or of another
     # corpus is replaced, where `egqa extract` refuses without --overwrite. Matching settings resume.
     ext = extract_corpus([source], out / "triples", progress=lambda k: updates[-1](k) if updates else None,
-                         total=start_bar, overwrite=True)
+                         total=start_bar, overwrite=True, reading=lambda k: reads[-1](k) if reads else None,
+                         reading_total=start_reading)
     if ext.replaced:
         say(f"   {out / 'triples'} held an extraction by another extractor or of another corpus: extracted again")
     skipped = ", ".join(f"{why.replace('_', ' ')} {n:,}" for why, n in ext.read["skipped"].items()) or "none"  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ from service.demo import format_example, run_demo
 from service.evaluate import format_table
 
 
-_UNITS = {"extract": "article", "evaluate": "prop"}
+_UNITS = {"read": "record", "extract": "article", "evaluate": "prop"}
 
 
 def demo(

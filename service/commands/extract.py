@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -56,13 +57,13 @@ def extract(
                                            "(`egqa entities`): one name per participant.")] = True,
 ) -> None:
     """Extract typed triples from a corpus into a Parquet dataset (resumes an interrupted run)."""
-    with tqdm(desc="read and clean", unit="article", dynamic_ncols=True) as reading, \
+    with tqdm(desc="read and clean", unit="record", dynamic_ncols=True) as reading, \
             tqdm(desc="extract", unit="article", dynamic_ncols=True) as bar:
         summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=parser.value,
                                  window_days=window_days, shard_size=shard_size, overwrite=overwrite,
                                  eval_from=eval_from.date() if eval_from else None, progress=bar.update,
                                  total=lambda n: setattr(bar, "total", n), canonical=entities,
-                                 reading=reading.update)
+                                 reading=reading.update, reading_total=_set_total(reading))
     read = summary.read
     typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
                f"triples {summary.triples:,}  in {summary.seconds:.1f}s "
@@ -75,6 +76,14 @@ def extract(
     if summary.entities:
         typer.echo(_entities_line(summary.entities))
     typer.echo(f"dataset: {out}  (report.json has the details)")
+
+
+def _set_total(bar: tqdm) -> Callable[[int], None]:
+    """A callback that gives `bar` its total once it is known."""
+    def set_total(n: int) -> None:
+        bar.total = n
+        bar.refresh()
+    return set_total
 
 
 def _entities_line(report: dict[str, object]) -> str:
@@ -94,8 +103,8 @@ def types(
     """Give every capitalised mention of a name its corpus-wide type (run by `egqa extract` too)."""
     if corpus:
         shard_files(triples)  # a folder without a dataset fails here, before the corpus is read
-        with tqdm(desc="read tickers", unit="article", dynamic_ncols=True) as bar:
-            listed = collect_listed(corpus, workers=workers or None, progress=bar.update)
+        with tqdm(desc="read tickers", unit="record", dynamic_ncols=True) as bar:
+            listed = collect_listed(corpus, workers=workers or None, progress=bar.update, total=_set_total(bar))
         write_listed(triples, listed)
         typer.echo(f"names written before a ticker: {len({name for name, _ in listed}):,} "
                    f"({sum(listed.values()):,} mentions)")

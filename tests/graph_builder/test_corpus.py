@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 from pathlib import Path
 
 import orjson
@@ -20,13 +21,13 @@ def reuters(reuters_dir: Path):
     return read_corpus([reuters_dir])
 
 
-def test_reuters_counts_and_skips(reuters) -> None:
+def test_reuters_counts_and_skips(reuters, reuters_dir: Path) -> None:
     articles, report = reuters
     # 21,578 records = 19,778 read + 1,798 title-only briefs + 1 malformed date + 1 empty body.
     assert len(articles) == 19_778
     assert report.read == 19_778
     assert dict(report.skipped) == {"brief_title_only": 1_798, "malformed_date": 1, "no_body": 1}
-    assert report.read + sum(report.skipped.values()) == 21_578
+    assert report.read + sum(report.skipped.values()) == 21_578 == corpus.count_records([reuters_dir])
     assert report.examples["malformed_date"] == ["reut2-017.sgm:6653 NEWID=17192"]
     assert report.notes["latin1_decoded_file"] == 1  # reut2-017.sgm holds one Latin-1 byte
 
@@ -77,6 +78,12 @@ def test_jsonl_bad_lines_are_counted_with_line_numbers(tmp_path: Path) -> None:
                                     "not_an_object": 1, "missing_id": 1}
     assert report.examples["invalid_json"] == ["news.jsonl:3"]
     assert report.examples["missing_id"] == ["news.jsonl:7"]
+    # A progress bar's total: every record read or skipped, the blank line not a record; gzip'd the same.
+    assert corpus.count_records([path]) == 7 == report.read + sum(report.skipped.values())
+    packed = tmp_path / "packed" / "news.jsonl.gz"
+    packed.parent.mkdir()
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    assert corpus.count_records([packed.parent]) == 7
 
 
 def test_unknown_corpus_format_is_a_clear_error(tmp_path: Path) -> None:
@@ -124,5 +131,7 @@ def test_planning_cleans_in_worker_processes_with_the_same_shards(tmp_path: Path
     assert [(t.name, t.articles) for t in one[0]] == [(t.name, t.articles) for t in two[0]]
     assert one[1].to_dict() == two[1].to_dict() and one[2] == two[2]
     assert one[1].skipped["duplicate_text"] > 0 and one[1].skipped["headline_only"] > 0
-    assert sum(read) == sum(len(t.articles) for t in two[0]) == one[1].read
+    # Progress counts records, read or skipped (duplicates too), and ends at the number counted beforehand.
+    assert sum(read) == corpus.count_records([path]) == 120 == one[1].read + sum(one[1].skipped.values())
+    assert sum(len(t.articles) for t in two[0]) == one[1].read
     assert two[0][0].articles[0].text == "Firm 0 bought unit 0."  # dateline, ticker and sign-off cleaned away
