@@ -46,8 +46,17 @@ def test_the_demo_replaces_an_extraction_of_other_settings_in_its_folder(tmp_pat
     def no_graphs(*args: object, **kwargs: object) -> None:
         raise Stop
 
+    bars: list[tuple[str, int | None]] = []
+    counted: list[int] = []
+
+    def progress(name: str, total: int | None):  # noqa: ANN202 - the demo's bar factory
+        bars.append((name, total))
+        return counted.append
+
     monkeypatch.setattr(demo, "build_graphs", no_graphs)
     with pytest.raises(Stop):
-        demo.run_demo(corpus, out, say=said.append)
+        demo.run_demo(corpus, out, say=said.append, progress_factory=progress)
     assert any("held an extraction by another extractor" in line for line in said)
+    # Reading shows its total (records counted first), then extraction its own (articles).
+    assert bars == [("read", 1), ("extract", 1)] and sum(counted) == 2
     assert orjson.loads((out / "triples" / pipeline.MANIFEST).read_bytes())["extractor"] != "egqa.spacy-dep.v1"
