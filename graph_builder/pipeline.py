@@ -208,15 +208,7 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_fr
     tasks: list[ShardTask] = []
     digest = hashlib.sha256()
     seen: set[bytes] = set()
-    reported = 0
-
-    def report_progress() -> None:
-        nonlocal reported
-        records = report.read + sum(report.skipped.values())
-        if progress and records > reported:
-            progress(records - reported)
-        reported = records
-
+    report_progress = _RecordProgress(report, progress)
     with cleaning(workers, listed) as cleaner:
         for file in corpus_files(paths):
             articles: list[Article] = []
@@ -231,6 +223,19 @@ def plan_shards(paths: list[Path], shard_size: int = DEFAULT_SHARD_SIZE, eval_fr
             for n, start in enumerate(range(0, len(articles), shard_size)):
                 tasks.append(ShardTask(f"{stem}-{n:04d}", tuple(articles[start:start + shard_size])))
     return tasks, report, digest.hexdigest()
+
+
+class _RecordProgress:
+    """Calls `progress` with the records a reader has read or skipped since the last call."""
+
+    def __init__(self, report: ReadReport, progress: Callable[[int], None] | None) -> None:
+        self.report, self.progress, self.reported = report, progress, 0
+
+    def __call__(self) -> None:
+        records = self.report.read + sum(self.report.skipped.values())
+        if self.progress and records > self.reported:
+            self.progress(records - self.reported)
+        self.reported = records
 
 
 @contextmanager
@@ -265,7 +270,15 @@ def collect_listed(paths: list[Path], workers: int | None = None,
     if total:
         total(count_records(paths))
     listed: Counter[tuple[str, str]] = Counter()
-    plan_shards(paths, workers=workers or os.cpu_count() or 1, progress=progress, listed=listed)
+    report = ReadReport()
+    report_progress = _RecordProgress(report, progress)
+    # Streamed: the articles are counted as the cleaner reads them and dropped (planning shards would hold them all).
+    with cleaning(workers or os.cpu_count() or 1, listed) as cleaner:
+        for file in corpus_files(paths):
+            for n, _ in enumerate(read_file(file, report, cleaner), start=1):
+                if n % PROGRESS_EVERY == 0:
+                    report_progress()
+            report_progress()
     return listed
 
 

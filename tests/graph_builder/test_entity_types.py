@@ -212,7 +212,12 @@ def test_the_types_command_counts_the_tickers_of_a_corpus_and_types_by_them(tmp_
     corpus.write_bytes(b"\n".join(orjson.dumps({"id": f"a{k}", "date": "2012-01-02", "title": "t", "text": body})
                                   for k, body in enumerate(bodies)))
     # A sentence's first word is capitalised too: the run keeps it, and typing does not count it for `glencore`.
-    assert collect_listed([corpus], workers=1) == {("glencore", "GLEN"): 2, ("miner glencore", "GLEN"): 1}
+    seen: list[int] = []
+    totals: list[int] = []
+    assert collect_listed([corpus], workers=1, progress=seen.append, total=totals.append) == \
+        {("glencore", "GLEN"): 2, ("miner glencore", "GLEN"): 1}
+    assert totals == [3] and sum(seen) == 3  # the records counted first, then each one read
+    assert collect_listed([corpus], workers=2) == collect_listed([corpus], workers=1)
     dataset = tmp_path / "triples"
     dataset.mkdir()
     write_shard([_row(k, "glencore", "Glencore", "person") for k in range(3)], shard_path(dataset, "one"))
