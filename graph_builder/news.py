@@ -54,6 +54,14 @@ _BULLET_RE = re.compile(r"(?<=[.!?])[ \t]+-[ \t]+(?=[\"“(]?[A-Z0-9])|[ \t]+[*�
 # Reuters-21578 writes an ampersand as "and": "S and P", "AT and T", "Standard and Poor's" are one name each.
 _AND_NAME_RE = re.compile(r"(?<![Cc]lass )(?<![Ss]eries )\b([A-Z]{1,2}) and ([A-Z]{1,2})\b(?!\.[A-Za-z]|['’])"
                           r"|\b(Standard) and (Poor's)")
+# A copyright or trademark footer, keywords, and contact furniture in double parentheses (2006-2008 copy): the rest of
+# the article from it on is not news ("Keywords: RETAIL WALMART (C) Reuters 2006. All rights reserved. Republication
+# ...", "Reuters and the Reuterssphere logo are registered trademarks ... around the world.nN03237582", "((Reporting by
+# X; Reuters Messaging: ...; +1 646 223 6180))", "((Multimedia versions of Reuters Top News are now available for:").
+_FOOTER_RE = re.compile(r"\s*(?:\(C\)\s*Reuters\s+\d{4}\b|Reuters and the Reuters\s?sphere logo are registered"
+                        r"|Keywords:\s+[A-Z]|\(\(\s*(?:Multimedia|[Rr]eporting|[Ee]diting|[Ww]riting|[Cc]ompiled)\b).*$",
+                        re.S)
+FOOTER_PARAGRAPHS = 6  # a footer is looked for in the last paragraphs only (a wrapped one spans several)
 _ANGLE_RE = re.compile(r"<([^<>\n]{1,100})>")
 _STRAY_ANGLE_RE = re.compile(r"\s*[<>]+\s*")
 
@@ -145,6 +153,11 @@ def clean_news(raw: str) -> str:
     paras = paragraphs(_BULLET_RE.sub("\n\n", _STORY_ID_RE.sub("\n\n", unescape(raw))))
     if paras:
         paras[0] = _DATELINE_RE.sub("", paras[0], count=1)
+    for n in range(max(0, len(paras) - FOOTER_PARAGRAPHS), len(paras)):
+        footer = _FOOTER_RE.search(paras[n])
+        if footer is not None:
+            paras = [*paras[:n], paras[n][:footer.start()]]
+            break
     cleaned: list[str] = []
     for n, para in enumerate(paras):
         last = n == len(paras) - 1

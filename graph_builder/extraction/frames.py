@@ -11,8 +11,8 @@ from graph_builder.extraction.slots import (
     Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for, with_conjuncts,
 )
 from graph_builder.extraction.words import (
-    AGENT_NOUNS, AGENT_NOUN_ENDINGS, AMOUNT_LABELS, APPOINTING_VERBS, COMPARISON_PREPOSITIONS, FRAMING_PREPOSITIONS,
-    HOLDING_NOUNS, LIGHT_VERBS, NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS,
+    AGENT_NOUNS, AGENT_NOUN_ENDINGS, AMOUNT_LABELS, APPOINTING_VERBS, CHANGE_VERBS, COMPARISON_PREPOSITIONS,
+    FRAMING_PREPOSITIONS, HOLDING_NOUNS, LEVEL_PREPOSITIONS, LIGHT_VERBS, NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS,
     RANK_WORDS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
     SUBORDINATING_PREPOSITIONS,
     UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
@@ -182,7 +182,7 @@ def verb_frame(verb: Token) -> Frame | None:
             frame.slots += slots_for([c for c in child.children if c.dep_ == "pobj"], "1", (child,))
         elif dep in {"prep", "dative"} and child.pos_ == "ADP" and not fronted(child, verb) \
                 and not (child.lower_ in COMPARISON_PREPOSITIONS and _has_amount(verb)) \
-                and not _clause_read_as_phrase(child, verb):
+                and not _level(child, lemma) and not _clause_read_as_phrase(child, verb):
             light = _light_object(verb, lemma)
             if light is not None:
                 noun = clean_lemma(light)
@@ -243,6 +243,14 @@ def _subject_of_clause(dobj: Token, verb: Token) -> bool:
             if finite and not any(t.text in {",", ";", ":"} or t.lower_ in {"and", "but", "or"} for t in between):
                 return True
     return False
+
+
+def _level(prep: Token, lemma: str) -> bool:
+    """A to- or by-phrase of a verb of change whose noun has a number: the level reached or the change ("raised
+    his stake to 4.6 million shares", "cut staff by 500 jobs"), not a participant."""
+    return prep.lower_ in LEVEL_PREPOSITIONS and lemma.split(".")[0] in CHANGE_VERBS and any(
+        c.dep_ == "pobj" and any(n.dep_ in {"nummod", "quantmod"} or n.like_num for n in c.lefts)
+        for c in prep.children)
 
 
 def _has_amount(verb: Token) -> bool:

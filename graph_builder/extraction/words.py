@@ -68,6 +68,14 @@ AMOUNT_LABELS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 SCENE_PREPOSITIONS = frozenset({"at", "in", "to"})
 # Prepositions of comparison: "earned 18 cents, well below the forecast" sets a figure beside the noun.
 COMPARISON_PREPOSITIONS = frozenset({"below", "above", "versus", "vs", "vs.", "than"})
+# Verbs of change, whose to- or by-phrase with a number is the level reached or the change, not a participant:
+# "raised his stake to 4.6 million shares", "cut its workforce by 500 jobs", "holdings rose to 2 million shares"
+# (v19; the noun is no amount word, so the argument rules kept it). Not "from", a source as often as a level
+# ("raised $1 billion from 20 banks").
+CHANGE_VERBS = frozenset({"raise", "lift", "boost", "increase", "cut", "reduce", "lower", "trim", "slash", "expand",
+                          "shrink", "grow", "rise", "fall", "drop", "climb", "decline", "jump", "surge", "plunge",
+                          "tumble", "slip", "double", "triple", "halve", "bring", "up", "pare", "add", "swell"})
+LEVEL_PREPOSITIONS = frozenset({"to", "by"})
 # The prepositions whose gerund takes its subject from the verb the phrase hangs on, with that verb as its controller
 # ("was accused of misleading investors" -> accuse__(mislead.1,mislead.2)); "by" states the act itself ("raised cash
 # by selling its stake"). Not "without", "instead of", "rather than", which deny it, nor "after", "before", "despite",

@@ -906,3 +906,26 @@ def test_a_denied_verb_denies_nothing_of_its_adverbial_gerund() -> None:
     # extractor v18: "no details" denies the giving, not the making
     triples = _triples("In making the disclosure, Olympus gave no details on the losses.")
     assert not any(t[0] == "olympus" and "make" in t[1] for t in triples)
+
+
+@pytest.mark.parametrize(("sentence", "kept", "dropped"), [
+    # extractor v19: a verb of change's to- or by-phrase with a number is the level or the change, not a participant
+    ("Soros raised his stake in Verizon to 4.6 million shares.", ("soros", "(raise.1,raise.stake.in.2)", "verizon"),
+     "share"),
+    ("Ford cut its workforce by 500 jobs.", ("ford", "(cut.1,cut.2)", "workforce"), "job"),
+    ("Holdings of Treasuries rose to 2 million bonds.", None, "bond"),
+])
+def test_a_level_reached_is_no_participant(sentence: str, kept: tuple[str, str, str] | None, dropped: str) -> None:
+    triples = _triples(sentence)
+    assert kept is None or kept in triples
+    assert not any(dropped in (t[0], t[2]) for t in triples)
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # a to-phrase without a number, or after a verb of another kind, is still a participant; "from" is a source
+    ("Soros raised his stake in Verizon to a majority.", ("soros", "(raise.1,raise.stake.in.2)", "verizon")),
+    ("Ford sold 2 million shares to Goldman Sachs.", ("ford", "(sell.1,sell.to.2)", "goldman sachs")),
+    ("BHP raised $1 billion from 20 banks.", ("bhp", "(raise.1,raise.from.2)", "bank")),
+])
+def test_other_to_phrases_stay_participants(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)

@@ -45,6 +45,25 @@ def test_clean_news_drops_tickers_and_subheads(raw: str, clean: str) -> None:
     assert clean_news(raw) == clean
 
 
+@pytest.mark.parametrize(("raw", "clean"), [
+    # a trademark footer with its story code, and a copyright footer after the keywords: the article ends before them
+    ("Acme bought Widget.\n\nReuters and the Reuterssphere logo are registered trademarks and trademarks of the Reuters "
+     "group ofcompanies around the world.nN03237582", "Acme bought Widget."),
+    ("Acme bought Widget. Keywords: ACME WIDGET/ (C) Reuters 2007. All rights reserved. Republication or "
+     "redistribution ofReuters content is prohibited.", "Acme bought Widget."),
+    # contact furniture in double parentheses, over several wrapped paragraphs
+    ("Acme bought Widget. ((Multimedia versions of Reuters Top News are now available for:\n\n3000 Xtra: visit "
+     "topnews.session.rservices.com\n\nBridgeStation: view story .134 ))", "Acme bought Widget."),
+    ("Acme bought Widget. ((Reporting by Jane Roe; Reuters Messaging: jane.roe@reuters.net; +1 646 223 6180))",
+     "Acme bought Widget."),
+    # "Keywords" and double parentheses are looked for near the end only: a factbox keeps its sections
+    ("\n\n".join(["Acme bought Widget. Keywords: MERGERS"] + [f"Widget {k} rose." for k in range(7)]),
+     "\n".join(["Acme bought Widget. Keywords: MERGERS"] + [f"Widget {k} rose." for k in range(7)])),
+])
+def test_clean_news_ends_the_article_before_its_footer(raw: str, clean: str) -> None:
+    assert clean_news(raw) == clean
+
+
 @pytest.mark.parametrize(("raw", "names"), [
     # a ticker in parentheses or bare after the name, with its symbol; the words of a run before it; a possessive
     ("LONDON (Reuters) - Commodities trader Glencore ( GLEN.L ) agreed to buy Swiss-based Xstrata Plc XTA.L.",
