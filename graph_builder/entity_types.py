@@ -100,6 +100,7 @@ class NameTypes:
     company: dict[str, str]  # with its company's names (legal forms dropped) pooled
     own: dict[str, str]      # the majority of the name's own typed mentions
     common: frozenset[str] = frozenset()  # names written in lower case too often for an untyped mention to be a name
+    by_ticker: frozenset[str] = frozenset()  # names an organisation by their tickers, which their votes were not
 
     def of(self, name: str, surface: str, type_: str) -> str:
         """The type one mention takes: an organisation when written with a legal form; else its company's type,
@@ -205,16 +206,21 @@ def majority_types(table: pa.Table, listed: Mapping[tuple[str, str], int] | None
     places = frozenset(key for key, kinds in votes.items() if kinds and _majority(kinds) == "location")
     tickers = listed_companies(listed or {}, capitalised, places)
     types: dict[str, str] = {}
+    by_ticker: set[str] = set()
     for key, n in capitalised.items():
         if legal[key] >= MIN_LEGAL_MENTIONS and legal[key] >= MIN_LEGAL_SHARE * n:
             types[key] = "organization"
         elif tickers[key] >= MIN_LISTED_MENTIONS and tickers[key] >= MIN_LISTED_SHARE * n:
             types[key] = "organization"
+            if not votes[key] or _majority(votes[key]) != "organization":
+                by_ticker.add(key)
         elif votes[key]:
             types[key] = _majority(votes[key])
     company = {name: "organization" if key != name else types[key] for name, key in names.items() if key in types}
     common = frozenset(name for name in own if lower[name] * COMMON_NOUN_RATIO > written[name])
-    return NameTypes(company, {name: _majority(c) for name, c in own.items()}, common)
+    # A company's other names (legal forms) are organisations either way: only the name itself counts.
+    listed_names = frozenset(name for name, key in names.items() if key == name and key in by_ticker)
+    return NameTypes(company, {name: _majority(c) for name, c in own.items()}, common, listed_names)
 
 
 def is_capitalised(surface: str) -> bool:
@@ -288,10 +294,8 @@ def harmonise_types(triples: Path) -> TypeReport:
     table = pa.concat_tables(_as_extracted(f, pq.read_table(f, columns=columns)) for f in files)
     listed = read_listed(triples)
     types = majority_types(table, listed)
-    without_tickers = majority_types(table) if listed else types
     del table
-    report = TypeReport(names=len(types.company), listed=sum(
-        kind == "organization" and without_tickers.company.get(name) != kind for name, kind in types.company.items()))
+    report = TypeReport(names=len(types.company), listed=len(types.by_ticker))
     for file in files:
         shard = pq.read_table(file, schema=TRIPLE_SCHEMA)
         changed_before = report.changed

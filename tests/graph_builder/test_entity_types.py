@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graph_builder.entity_types import TYPES_FILE, harmonise_types, listed_companies, read_listed, write_listed
+from graph_builder.entities import company_name
+from graph_builder.entity_types import (TYPES_FILE, harmonise_types, listed_companies, majority_types, read_listed,
+                                        write_listed)
 from graph_builder.triples import read_triples, shard_path, write_shard
 
 
@@ -181,6 +184,13 @@ def test_a_name_written_before_a_ticker_is_an_organization(tmp_path: Path) -> No
                    ("bank of america", "organization"), ("zeta", "person"), ("frankfurt", "location"),
                    ("new york", "location")}
     assert report.listed == 2  # glencore and xstrata: bank of america was an organisation already
+    # Counted in the one pass as the names typing by tickers makes organisations that typing without them does not
+    # (a name written with a legal form is one by its form either way).
+    table = pa.Table.from_pylist(rows)
+    listed = read_listed(tmp_path)
+    with_tickers, without = majority_types(table, listed), majority_types(table)
+    assert with_tickers.by_ticker == {name for name, kind in with_tickers.company.items() if company_name(name) == name
+                                      and kind == "organization" and without.company.get(name) != kind}
     places = frozenset({"spain", "china"})
     assert listed_companies({("swiss-based xstrata plc", "XTA"): 2, ("bank of america corp", "BAC"): 3,
                              ("spain's bankia", "BKIA"): 2, ("boeing's dreamliner", "BA"): 5, ("air china", "AC"): 3,
