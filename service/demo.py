@@ -280,21 +280,18 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
     reads: list[Callable[[int], None]] = []
     updates: list[Callable[[int], None]] = []
 
-    def start_reading(total: int) -> None:
-        update = bar("read", total)
-        if update is not None:
-            reads.append(update)
-
-    def start_bar(total: int) -> None:
-        update = bar("extract", total)
-        if update is not None:
-            updates.append(update)
+    def starter(name: str, into: list[Callable[[int], None]]) -> Callable[[int], None]:
+        def start(total: int) -> None:
+            update = bar(name, total)
+            if update is not None:
+                into.append(update)
+        return start
 
     # The demo's folder is its own: an extraction there by an earlier extractor (after an upgrade) or of another
     # corpus is replaced, where `egqa extract` refuses without --overwrite. Matching settings resume.
     ext = extract_corpus([source], out / "triples", progress=lambda k: updates[-1](k) if updates else None,
-                         total=start_bar, overwrite=True, reading=lambda k: reads[-1](k) if reads else None,
-                         reading_total=start_reading)
+                         total=starter("extract", updates), overwrite=True,
+                         reading=lambda k: reads[-1](k) if reads else None, reading_total=starter("read", reads))
     if ext.replaced:
         say(f"   {out / 'triples'} held an extraction by another extractor or of another corpus: extracted again")
     skipped = ", ".join(f"{why.replace('_', ' ')} {n:,}" for why, n in ext.read["skipped"].items()) or "none"  # type: ignore[union-attr]

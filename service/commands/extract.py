@@ -62,7 +62,7 @@ def extract(
         summary = extract_corpus(corpus, out, workers=workers or None, scheduler=scheduler, model=parser.value,
                                  window_days=window_days, shard_size=shard_size, overwrite=overwrite,
                                  eval_from=eval_from.date() if eval_from else None, progress=bar.update,
-                                 total=lambda n: setattr(bar, "total", n), canonical=entities,
+                                 total=_set_total(bar), canonical=entities,
                                  reading=reading.update, reading_total=_set_total(reading))
     read = summary.read
     typer.echo(f"articles {summary.articles:,}  sentences {summary.sentences:,}  tokens {summary.tokens:,}  "
