@@ -99,6 +99,8 @@ class TypeCount:
 
 
 NAME_RULES: tuple[str, ...] = ("alias", "prefix", "suffix")  # the kinds of NameMatch, in the order names_for gives them
+WINDOW_NAMES = 5000  # the names `window_names` gives at most: a 3-day window of the 2006-2013 corpus names about 1,500
+COMMON_NOUN_TYPE = "thing"  # the type of a common-noun argument (graph_builder.extraction.arguments.UNKNOWN_TYPE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +185,12 @@ class EvidenceStore(Protocol):
         """Names the store holds that `name` may stand for: its aliases, then names whose words begin or end
         with its words (whole words only), each with its type and mention count; `name` itself is not one.
         `rules` names the kinds looked for (a subset of NAME_RULES, in that order)."""
+        ...
+
+    def window_names(self, window: int, days: Days | None = None, limit: int = WINDOW_NAMES) -> list[NameMatch]:
+        """The names (arguments of a type other than `thing`, the common nouns') of the window's triples, or of
+        those dated in `days`, each with its type and how many of those triples name it (as subject or object),
+        most named first (ties by name, then type), at most `limit`; each is a NameMatch of kind `window`."""
         ...
 
     def dataset(self) -> str | None:

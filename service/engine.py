@@ -316,8 +316,8 @@ class ScoringEngine:
         """A reading's names resolved against the store's (preferring those the window has news about) and its
         arguments typed. `written`: the arguments as the question wrote them, asked for where the extractor's form
         is unknown to the store (a name the recogniser missed reads as a common noun: "Barclays" -> `barclay`)."""
-        subj_name = self._name(subj, given[0], parsed_types[0], written[0] if written else None)
-        obj_name = self._name(obj, given[1], parsed_types[1], written[1] if written else None)
+        subj_name, obj_name = (self._name(name, given[i], parsed_types[i], written[i] if written else None,
+                                          window, days) for i, name in enumerate((subj, obj)))
         subj_name, obj_name = self._in_window(subj_name, obj_name, window, days, exclude)
         subj, obj = subj_name.name, obj_name.name
         subj_type, src_a = self._argument_type(subj, given[0], parsed_types[0])
@@ -326,14 +326,20 @@ class ScoringEngine:
                           src_a if src_a == src_b else f"{src_a},{src_b}",
                           (subj_name.describe(), obj_name.describe()), days)
 
-    def _name(self, name: str, given: str | None, parsed: str, written: str | None) -> ResolvedName:
-        """`name` resolved; where the store knows nothing of it, the name as written, if that reads otherwise."""
-        found = self.names.resolve(name, _hint(given, parsed), strict=bool(given))
+    def _name(self, name: str, given: str | None, parsed: str, written: str | None, window: int,
+              days: Days | None) -> ResolvedName:
+        """`name` resolved; where the store knows nothing of it, the name as written, if that reads otherwise. A
+        question's name (typed, or written with a capital) also offers the names of its window it may stand for; a
+        triple asked as such names its arguments as the store does (a benchmark's entries), so it does not."""
+        hint = _hint(given, parsed)
+        found = self.names.resolve(name, hint, strict=bool(given))
         as_written = normalise(written.split()) if written else ""
         if found.how == "unknown" and as_written and as_written != name:
-            again = self.names.resolve(as_written, _hint(given, parsed), strict=bool(given))
+            again = self.names.resolve(as_written, hint, strict=bool(given))
             if again.how != "unknown":
-                return again
+                found = again
+        if written is not None and (hint is not None or written[:1].isupper()):
+            return self.names.in_window(found, hint, window, days, as_written)
         return found
 
     def _normalise_predicate(self, predicate: str, subj: str, obj: str) -> tuple[str, str, bool, tuple[str, str]]:

@@ -16,7 +16,11 @@ A name asked with the full stop that ends the question ("downgraded by S&P.") is
 the store holds as asked (`interest rate`) also offers its head (`rate`, as much news writes it) for the window to
 choose.
 
-Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates). The engine then looks at
+Otherwise the name stays as asked (`unknown`, or `ambiguous` naming the candidates). A name the question writes as
+a name (capitalised, or typed) also offers the names of the question's own days that it may stand for by one of
+WINDOW_RULES, whatever the rest of the corpus holds: "Leon" is `richard leon` in the week a judge of that name
+questions IBM, though the corpus names `michael leon` more; "Martin" is that week's `trent martin`; "SocGen" is
+`societe generale`, "DOJ" the `u.s. department of justice`, "HP" `hewlett packard`. The engine then looks at
 the question's window: of the chosen names and the other stored names they may stand for (two famous
 Armstrongs, two Smiths, `hollande` and `francois hollande`, `motorola` and `motorola mobility`), the pair with the
 most evidence there answers (the chosen pair on a tie), explained as `in window`. Resolutions are cached for CACHE_SECONDS, so a batch asks the store once per name.
@@ -24,24 +28,101 @@ most evidence there answers (the chosen pair on a tie), explained as `in window`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from cachetools import TTLCache
 
-from graph_builder.entities import ACRONYM_TYPES, company_name, initials
+from graph_builder.entities import ACRONYM_SKIP, ACRONYM_TYPES, company_name, initials
 from graph_builder.extraction import noun_lemma
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
+from graph_builder.windows import Days
 from retrieval.protocol import EvidenceStore, NameMatch
 
 DOMINANT_SHARE = 0.9
 CACHE_SECONDS = 600.0  # the store changes only when re-indexed; a batch evaluation asks each name many times
 CACHE_SIZE = 100_000
+WINDOW_CACHE_SECONDS = 60.0  # a window's names are asked again after this long (live ingestion may add news)
+WINDOW_CACHE_SIZE = 1_000
 # Which stored type each partial-name rule may reach, and the rule's name in the explanation.
 _PARTIAL_RULES = {"prefix": ("organization", "leading words"), "suffix": ("person", "surname")}
 # Which stored types a partial match may have to be an alternative the question's window can choose: an
 # organisation may also end with the name ("Disney": `walt disney`), which is never taken without the window.
 _ALTERNATIVE_TYPES = {"prefix": frozenset({"organization"}), "suffix": frozenset({"person", "organization"})}
+
+
+# A country a name may begin with that its acronym leaves out: the DOJ is the `u.s. department of justice`.
+_COUNTRY_WORDS = frozenset({"u.s.", "us", "u.k.", "uk"})
+MIN_CONTRACTION = 4  # letters of a one-word contraction of a company's name ("SocGen", "FedEx"; not "Citi")
+MIN_PIECE = 2  # letters each of its words gives it at least
+
+
+def _surname(asked: Sequence[str], name: Sequence[str]) -> bool:
+    """"Leon" for `richard leon`: the name's last words are the asked words."""
+    return len(name) > len(asked) and list(name[-len(asked):]) == list(asked)
+
+
+def _leading(asked: Sequence[str], name: Sequence[str]) -> bool:
+    """"Principal Financial" for `principal financial group`: the name's first words are the asked words."""
+    return len(name) > len(asked) and list(name[:len(asked)]) == list(asked)
+
+
+def _spelled_initials(name: Sequence[str]) -> set[str]:
+    """The acronyms a name may go by: its initials without function words or with them ("DOJ"), and both again
+    without a country it begins with."""
+    readings = {tuple(name)} | ({tuple(name[1:])} if len(name) > 2 and name[0] in _COUNTRY_WORDS else set())
+    return {"".join(w[0] for w in words if keep(w)) for words in readings
+            for keep in (lambda w: w not in ACRONYM_SKIP and w[:1].isalpha(), lambda w: w[:1].isalpha())}
+
+
+def _acronym_of(asked: Sequence[str], name: Sequence[str]) -> bool:
+    """"DOJ" for `u.s. department of justice`, "HP" for `hewlett packard`: one word of two to six letters that are
+    the initials of a name of two or more words."""
+    letters = asked[0].replace(".", "") if len(asked) == 1 else ""
+    return 2 <= len(letters) <= 6 and letters.isalpha() and len(name) >= 2 and letters in _spelled_initials(name)
+
+
+def _spells(word: str, name: Sequence[str]) -> bool:
+    """`word` is the beginnings of each of `name`'s words in turn, MIN_PIECE letters or more of each."""
+    if not name:
+        return not word
+    head = name[0]
+    return any(word[:k] == head[:k] and _spells(word[k:], name[1:])
+               for k in range(min(MIN_PIECE, len(head)), min(len(head), len(word)) + 1))
+
+
+def _contraction(asked: Sequence[str], name: Sequence[str]) -> bool:
+    """"SocGen" for `societe generale`, "FedEx" for `federal express`: one word made of the beginnings of each word
+    of a name of two or more words."""
+    return (len(asked) == 1 and len(asked[0]) >= MIN_CONTRACTION and asked[0].isalpha() and len(name) >= 2
+            and asked[0] != name[0] and _spells(asked[0], name))
+
+
+# How a question's name may stand for a name of its window (the window's own news decides between them), and the
+# types that rule may reach.
+WINDOW_RULES: dict[str, tuple[frozenset[str], Callable[[Sequence[str], Sequence[str]], bool]]] = {
+    "surname": (frozenset({"person"}), _surname),
+    "leading words": (frozenset({"organization"}), _leading),
+    "acronym": (ACRONYM_TYPES, _acronym_of),
+    "contraction": (frozenset({"organization"}), _contraction),
+}
+
+
+def window_matches(asked: str, type_hint: str | None, names: Iterable[NameMatch]) -> tuple[str, ...]:
+    """The names of a window (`window_names`, most named first) that the question's name `asked` may stand for by
+    one of WINDOW_RULES, of a type agreeing with `type_hint`; `asked` itself is not one."""
+    words = _words(asked)
+    if not words:
+        return ()
+    found = [m.name for m in names if m.name != asked and _agrees(type_hint, m.type) and any(
+        m.type in types and rule(words, _words(m.name)) for types, rule in WINDOW_RULES.values())]
+    return tuple(dict.fromkeys(found))
+
+
+def _words(name: str) -> list[str]:
+    """A name's words, a hyphen parting them too (`freeport-mcmoran copper & gold` begins with "Freeport")."""
+    return name.replace("-", " ").split()
 
 
 @dataclass(frozen=True)
@@ -60,6 +141,11 @@ class ResolvedName:
         A name the store holds as asked comes first but is not the only option: "Motorola" is stored, and so is
         the `motorola mobility` of the news that week."""
         return tuple(dict.fromkeys([self.name, *self.candidates, *self.alternatives]))[:limit]
+
+    def with_window(self, names: Sequence[str]) -> ResolvedName:
+        """The same resolution offering `names` (of the question's window) first among the alternatives."""
+        offered = tuple(n for n in dict.fromkeys([*names, *self.alternatives]) if n != self.name)
+        return replace(self, alternatives=offered) if names else self
 
     def chose(self, name: str) -> ResolvedName:
         """The same resolution with `name` chosen, because the question's window holds news about it."""
@@ -102,6 +188,9 @@ class NameResolver:
     def __init__(self, store: EvidenceStore) -> None:
         self.store = store
         self._cache: TTLCache[tuple[str, str | None, bool], ResolvedName] = TTLCache(CACHE_SIZE, CACHE_SECONDS)
+        self._windows: TTLCache[tuple[int, Days | None], list[NameMatch]] = TTLCache(WINDOW_CACHE_SIZE,
+                                                                                     WINDOW_CACHE_SECONDS)
+        self._window_lock = threading.Lock()
 
     def resolve(self, name: str, type_hint: str | None = None, strict: bool = True) -> ResolvedName:
         """Return the name the store holds for `name` (see the module's rules). A `type_hint` that is not
@@ -118,8 +207,25 @@ class NameResolver:
                 self._cache[key] = hit
         return hit
 
+    def in_window(self, resolved: ResolvedName, type_hint: str | None, window: int, days: Days | None,
+                  written: str = "") -> ResolvedName:
+        """`resolved` also offering the names of the window (or of `days`) its asked name, or the name as the
+        question wrote it (`written`: "Plains", which the extractor read as the noun `plain`), may stand for by
+        WINDOW_RULES (`window_matches`), first among its alternatives."""
+        key = (window, days)
+        names = self._windows.get(key)
+        if names is None:
+            with self._window_lock:  # one read of a window at a time: a burst of questions about it waits for it
+                names = self._windows.get(key)
+                if names is None:
+                    names = self._windows[key] = self.store.window_names(window, days)
+        asked = dict.fromkeys(n for n in (resolved.asked, written) if n)
+        return resolved.with_window([m for n in asked for m in window_matches(n, type_hint, names)])
+
     def forget(self, names: Iterable[str]) -> None:
-        """Drop the cached answers that names newly added to the store may change: those sharing a word with one."""
+        """Drop the cached answers that names newly added to the store may change: those sharing a word with one
+        (and every window's names)."""
+        self._windows.clear()
         words = {w for n in names for w in n.split()}
         try:
             stale = [key for key in list(self._cache) if words.intersection(key[0].split())]

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from graph_builder.errors import InputError, NotFoundError, StoreError
 from graph_builder.extras import require
-from graph_builder.windows import DEFAULT_WINDOW_DAYS, window_span
+from graph_builder.windows import DEFAULT_WINDOW_DAYS, Days, window_span
 from retrieval.protocol import (
     ARTICLE_FIELDS,
     TRIPLE_FIELDS,
@@ -30,7 +30,9 @@ from retrieval.protocol import (
     ArticleRows,
     Evidence,
     EvidenceQuery,
+    COMMON_NOUN_TYPE,
     NAME_RULES,
+    WINDOW_NAMES,
     NameMatch,
     PredicateCount,
     StoreStats,
@@ -528,6 +530,29 @@ class ElasticsearchStore:
             ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
             out.extend(NameMatch(n, t, c, how) for (n, t), c in ranked)
         return out
+
+    def window_names(self, window: int, days: Days | None = None, limit: int = WINDOW_NAMES) -> list[NameMatch]:
+        """The names of the window's triples (or of those dated in `days`), most named first (see the protocol)."""
+        if limit <= 0:
+            return []
+        q = EvidenceQuery(window, "", "", days=days)
+        scope = self._evidence_query(q)["bool"]["filter"][:-1]  # the lookup's window or days, without its pair
+        body = {"size": 0, "query": {"bool": {"filter": scope}},
+                "aggs": {side: {"filter": {"bool": {"must_not": [{"term": {f"{side}_type": COMMON_NOUN_TYPE}}]}},
+                                "aggs": {"n": {"terms": {"field": side, "size": limit},
+                                               "aggs": {"t": {"terms": {"field": f"{side}_type", "size": 100}}}}}}
+                         for side in ("subj", "obj")}}
+        found = self._call("window names lookup", lambda: self.client.search(
+            index=self._indices_for(q), ignore_unavailable=True, allow_no_indices=True, **body))
+        counts: dict[tuple[str, str], int] = {}
+        for side in ("subj", "obj"):
+            for bucket in found.get("aggregations", {}).get(side, {}).get("n", {}).get("buckets", []):
+                for sub in bucket["t"]["buckets"]:
+                    if sub["key"] != COMMON_NOUN_TYPE:
+                        key = (bucket["key"], sub["key"])
+                        counts[key] = counts.get(key, 0) + int(sub["doc_count"])
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [NameMatch(n, t, c, "window") for (n, t), c in ranked]
 
     def _count(self, alias: str) -> int:
         """Return the number of documents behind `alias` (0 when it does not exist yet)."""

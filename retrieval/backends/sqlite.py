@@ -31,7 +31,9 @@ from retrieval.protocol import (
     ArticleRows,
     Evidence,
     EvidenceQuery,
+    COMMON_NOUN_TYPE,
     NAME_RULES,
+    WINDOW_NAMES,
     NameMatch,
     PredicateCount,
     StoreStats,
@@ -470,6 +472,21 @@ class SQLiteStore:
         except sqlite3.Error as exc:
             raise _failure(exc)(f"{self.path}: name lookup failed: {exc}") from exc
         return [NameMatch(n, t, int(c), how) for how, rows in found for n, t, c in rows]
+
+    def window_names(self, window: int, days: Days | None = None, limit: int = WINDOW_NAMES) -> list[NameMatch]:
+        """The names of the window's triples (or of those dated in `days`), most named first (see the protocol)."""
+        if not _is_int64(window) or limit <= 0:
+            return []
+        scope, params = self._scope(window, days)
+        side = ("SELECT {0} AS name, {0}_type AS type FROM triples WHERE " + scope + " AND {0}_type != ?")
+        sql = (f"SELECT name, type, count(*) AS n FROM ({side.format('subj')} UNION ALL {side.format('obj')}) "
+               "GROUP BY name, type ORDER BY n DESC, name, type LIMIT ?")
+        try:
+            with self._borrow() as conn:
+                rows = conn.execute(sql, (*params, COMMON_NOUN_TYPE, *params, COMMON_NOUN_TYPE, limit)).fetchall()
+        except sqlite3.Error as exc:
+            raise _failure(exc)(f"{self.path}: window names lookup failed: {exc}") from exc
+        return [NameMatch(n, t, int(c), "window") for n, t, c in rows]
 
     def stats(self) -> StoreStats:
         """Return the store's totals."""

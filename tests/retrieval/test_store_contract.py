@@ -261,3 +261,33 @@ def test_lookup_by_days_across_a_new_year(store: Any) -> None:
     assert ids(got) == ["t0020", "t0021"]
     assert store.evidence_summary([EvidenceQuery(window_of(jan1), "john", "ikea", days=(dec31, jan1))]) == [
         [PredicateCount(TRIPLES[0]["predicate"], True, 1), PredicateCount(TRIPLES[0]["predicate"], False, 1)]]
+
+
+def test_window_names_count_each_named_argument_of_the_window_or_days(store: Any) -> None:
+    """The names of a window's triples (subjects and objects, common nouns left out), most named first with ties by
+    name then type; with `days`, those of the triples dated in them, whichever windows hold them; at most `limit`."""
+    rows = [triple(1, MAR4, "john", "ikea", obj_type="organization"), triple(2, MAR3, "ikea", "paris",
+                                                                             subj_type="organization"),
+            triple(3, MAR4, "john", "tanker", obj_type="thing"), triple(4, MAR4, "ikea", "ikea", subj_type="person"),
+            triple(5, MAR6, "mary", "john", obj_type="person"), triple(6, MAR9, "zoe", "rome")]
+    assert store.add_triples(rows) == len(rows)
+    assert store.window_names(W1) == [NameMatch("ikea", "organization", 2, "window"),
+                                      NameMatch("john", "person", 2, "window"),
+                                      NameMatch("ikea", "location", 1, "window"),
+                                      NameMatch("ikea", "person", 1, "window"),
+                                      NameMatch("paris", "location", 1, "window")]
+    assert store.window_names(W1, days=(MAR4, MAR6)) == [
+        NameMatch("john", "person", 3, "window"), NameMatch("ikea", "location", 1, "window"),
+        NameMatch("ikea", "organization", 1, "window"), NameMatch("ikea", "person", 1, "window"),
+        NameMatch("mary", "person", 1, "window")]
+    assert store.window_names(W1, limit=1) == [NameMatch("ikea", "organization", 2, "window")]
+    assert store.window_names(W1, limit=0) == [] and store.window_names(99999) == []
+    assert store.window_names(W3) == [NameMatch("rome", "location", 1, "window"),
+                                      NameMatch("zoe", "person", 1, "window")]
+
+
+def test_the_common_noun_type_is_the_extractors() -> None:
+    """`window_names` leaves out the extractor's common-noun type by the protocol's own name for it."""
+    from graph_builder.extraction.arguments import UNKNOWN_TYPE
+    from retrieval.protocol import COMMON_NOUN_TYPE
+    assert COMMON_NOUN_TYPE == UNKNOWN_TYPE

@@ -21,7 +21,9 @@ from graph_builder.windows import window_of
 from retrieval.factory import open_store
 from retrieval.ingest import index_dataset
 from service.app import create_app
+from retrieval.protocol import NameMatch
 from service.engine import HypothesisInput, Options, ScoringEngine
+from service.names import window_matches
 from service.settings import Settings
 from tests.graph_builder.lm_fixtures import build_lm_graphs
 from tests.service.live import live_server
@@ -91,6 +93,16 @@ ROWS = [
          ("rate", "rates", "thing"), "The European Central Bank kept rates unchanged."),
     _row(93, "a93", ("s&p", "S&P", "organization"), "(downgrade.1,downgrade.2)", ("unicredit", "UniCredit",
          "organization"), "S&P downgraded UniCredit."),
+    # Names a question shortens as the news of its own week does not: a surname stored alone in other weeks, a
+    # contraction and an acronym.
+    *[_row(100 + k, f"a{100 + k}", ("martin", "Martin", "person"), "(sing.1,sing.in.2)", ("paris", "Paris", "location"),
+           "Martin sang in Paris.", LATER) for k in range(3)],
+    _row(103, "a103", ("trent martin", "Trent Martin", "person"), "(plead.1,plead.guilty.to.2)",
+         ("charge", "charges", "thing"), "Trent Martin pleaded guilty to charges."),
+    _row(104, "a104", ("mbia", "MBIA", "organization"), "agree__(pay.1,pay.2)",
+         ("societe generale", "Societe Generale", "organization"), "MBIA agreed to pay Societe Generale money."),
+    _row(105, "a105", ("u.s. department of justice", "U.S. Department of Justice", "organization"), "(sue.1,sue.2)",
+         ("acme", "Acme", "organization"), "The U.S. Department of Justice sued Acme."),
     _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
          ("motorola mobility", "Motorola Mobility", "organization"),
          "Google completed its purchase of Motorola Mobility."),
@@ -254,3 +266,43 @@ def test_the_full_stop_that_ends_a_question_is_no_part_of_its_last_name(engine: 
     assert engine.names.resolve("zzz.").how == "unknown"
     answer, subj, obj, _, count = ask(engine, text="UniCredit was downgraded by S&P.")
     assert (answer, subj, obj, count) == (True, "s&p", "unicredit", 1)
+
+
+def test_a_name_finds_the_name_of_its_own_week(engine: ScoringEngine) -> None:
+    """A surname the store also holds alone (other weeks' `martin`), a contraction and an acronym of names only the
+    question's own week holds: the window's news chooses them, and the explanation says so."""
+    answer, subj, obj, names, count = ask(engine, text="Martin pleaded guilty to charges.")
+    assert (answer, subj, obj, count) == (True, "trent martin", "charge", 1)
+    assert names[0] == "martin -> trent martin (in window)"
+    answer, subj, obj, names, _ = ask(engine, text="MBIA agreed to pay SocGen.")
+    assert (answer, subj, obj) == (True, "mbia", "societe generale")
+    assert "socgen -> societe generale (in window)" in names
+    answer, subj, obj, names, _ = ask(engine, text="The DOJ sued Acme.")
+    assert (answer, subj, obj) == (True, "u.s. department of justice", "acme")
+    # Outside that week the names stay as asked, and a common noun never stands for a name of the week.
+    assert ask(engine, text="Martin sang in Paris.")[1:3] == ("martin", "paris")
+    assert ask(engine, text="The charges pleaded guilty to the department.")[1] != "trent martin"
+
+
+def test_window_rules_read_surnames_leading_words_acronyms_and_contractions() -> None:
+    """Each rule on its own, with the types it may reach; the asked name itself is never a match."""
+    names = [NameMatch(n, t, 1, "window") for n, t in [
+        ("richard leon", "person"), ("leon", "person"), ("leon group", "organization"),
+        ("societe generale", "organization"), ("u.s. department of justice", "organization"),
+        ("hewlett packard", "organization"), ("federal express", "organization"), ("generale", "organization"),
+        ("principal financial group", "organization"), ("hp", "organization")]]
+    assert window_matches("leon", "person", names) == ("richard leon",)
+    assert window_matches("leon", None, names) == ("richard leon", "leon group")
+    assert window_matches("socgen", "organization", names) == ("societe generale",)
+    assert window_matches("fedex", None, names) == ("federal express",)
+    assert window_matches("doj", "organization", names) == ("u.s. department of justice",)
+    assert window_matches("hp", "organization", names) == ("hewlett packard",)
+    assert window_matches("principal financial", "organization", names) == ("principal financial group",)
+    # Pieces of fewer than two letters, a word that only begins a name, and a person asked as a company: none.
+    assert window_matches("sgen", None, names) == ()
+    assert window_matches("soci", None, names) == ()
+    assert window_matches("leon", "organization", names) == ("leon group",)
+    assert window_matches("", None, names) == ()
+    # A hyphen parts words: "Freeport" begins `freeport-mcmoran copper & gold`.
+    assert window_matches("freeport", None, [NameMatch("freeport-mcmoran copper & gold", "organization", 1,
+                                                       "window")]) == ("freeport-mcmoran copper & gold",)
