@@ -65,6 +65,40 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
     return out
 
 
+def possessor_readings(text: str, found: list[dict[str, object]],
+                       model: str = DEFAULT_MODEL) -> list[dict[str, object]]:
+    """Readings of a question with a common noun that a name owns ("Portugal's rating", "Greece's reform progress")
+    read as that name: the news often says the act of the owner ("Fitch warned Portugal"). One copy of each reading
+    with such an argument, the owner in its place; none where the owner is an argument of that reading already."""
+    with _parsing(model) as nlp:
+        doc = nlp(text)
+        owners: dict[str, _Name] = {}
+        for token in doc:
+            if token.dep_ != "poss" or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
+                continue
+            span = next((e for e in doc.ents if e.start <= token.i < e.end), None)
+            words = [t for t in (span if span is not None else token.subtree) if t.dep_ != "case" and t.tag_ != "POS"]
+            if not words:
+                continue
+            label = span.label_ if span is not None else ""
+            type_ = ENTITY_TYPES.get(label, UNKNOWN_TYPE)
+            type_ = company_type([t.text for t in words], type_) or type_
+            owners[token.head.lemma_.lower()] = _Name(words[0].idx, words[-1].idx + len(words[-1].text),
+                                                      normalise([t.text for t in words]),
+                                                      " ".join(t.text for t in words), type_)
+    out = []
+    for t in found:
+        for side, other in (("subject", "object"), ("object", "subject")):
+            head = str(t[side]).split()[-1] if t[side] else ""
+            owner = owners.get(head)
+            if owner is None or owner.norm in (t[other], t[side]) or str(t[f"{side}_type"]) != UNKNOWN_TYPE:
+                continue
+            copy = dict(t)
+            copy[side], copy[f"{side}_type"], copy[f"{side}_text"] = owner.norm, owner.type, owner.text
+            out.append(copy)
+    return out
+
+
 def _unrecognised_first_name(doc: Doc) -> _Name | None:
     """The capitalised words a question begins with, where the recogniser found no entity there and they are no
     determiner or pronoun ("Dish bid for Sprint."): a name of unknown type."""

@@ -33,3 +33,17 @@ def test_a_verb_the_tagger_took_for_a_noun_is_read_as_the_verb() -> None:
         ("dish", "(bid.1,bid.for.2)", "sprint", "Dish")]
     # Only a verbless question whose root has a subject: a noun phrase stays unread.
     assert _read("The bid for Sprint.") == []
+
+
+def test_a_common_noun_a_name_owns_is_also_read_as_the_name() -> None:
+    """"Fitch cut Portugal's rating" is also read as Fitch / Portugal, the owner typed by the recogniser; a reading
+    whose other side is the owner already, a name's own possessive, and a question without one give nothing more."""
+    from graph_builder.extraction.questions import possessor_readings
+    text = "Fitch cut Portugal's rating."
+    found = extract_question(text)
+    assert [(t["subject"], t["predicate"], t["object"]) for t in found] == [("fitch", "(cut.1,cut.2)", "rating")]
+    assert [(t["subject"], t["predicate"], t["object"], t["object_type"], t["object_text"])
+            for t in possessor_readings(text, found)] == [("fitch", "(cut.1,cut.2)", "portugal", "location", "Portugal")]
+    assert possessor_readings("Google bought Motorola.", extract_question("Google bought Motorola.")) == []
+    text = "Portugal cut Portugal's spending."
+    assert possessor_readings(text, extract_question(text)) == []

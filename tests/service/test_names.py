@@ -103,6 +103,8 @@ ROWS = [
          ("societe generale", "Societe Generale", "organization"), "MBIA agreed to pay Societe Generale money."),
     _row(105, "a105", ("u.s. department of justice", "U.S. Department of Justice", "organization"), "(sue.1,sue.2)",
          ("acme", "Acme", "organization"), "The U.S. Department of Justice sued Acme."),
+    _row(106, "a106", ("fitch", "Fitch", "organization"), "(downgrade.1,downgrade.2)",
+         ("portugal", "Portugal", "location"), "Fitch downgraded Portugal."),
     _row(45, "a45", ("google", "Google", "organization"), "(complete.1,complete.purchase.of.2)",
          ("motorola mobility", "Motorola Mobility", "organization"),
          "Google completed its purchase of Motorola Mobility."),
@@ -306,3 +308,11 @@ def test_window_rules_read_surnames_leading_words_acronyms_and_contractions() ->
     # A hyphen parts words: "Freeport" begins `freeport-mcmoran copper & gold`.
     assert window_matches("freeport", None, [NameMatch("freeport-mcmoran copper & gold", "organization", 1,
                                                        "window")]) == ("freeport-mcmoran copper & gold",)
+
+
+def test_a_common_noun_a_name_owns_is_also_asked_as_the_name(engine: ScoringEngine) -> None:
+    """"Fitch downgraded Portugal's rating": the news says Fitch downgraded Portugal; the answer names its reading."""
+    answer = engine.judge([HypothesisInput(date=DAY, text="Fitch downgraded Portugal's rating.")], Options(top_k=1))[0]
+    assert answer.answer and (answer.hypothesis.subj, answer.hypothesis.obj) == ("fitch", "portugal")
+    assert answer.readings[0] == "fitch | (downgrade.1,downgrade.2) | portugal"
+    assert "fitch | (downgrade.1,downgrade.2) | rating" in answer.readings
