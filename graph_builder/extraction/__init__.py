@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from spacy.language import Language
 from spacy.pipeline import AttributeRuler
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from graph_builder.extraction.arguments import ARGUMENT_MEMO, SKIPPED_ENTITY_LABELS
 from graph_builder.extraction.attributes import memo_ruler
@@ -222,6 +222,7 @@ class ParseStats:
     no_name: int = 0
     no_entity: int = 0
     too_long: int = 0
+    article_names: int = 0  # sentences where a name the article holds was marked where the recogniser missed it
 
     def add(self, other: ParseStats) -> None:
         """Add another run's counts to these."""
@@ -229,14 +230,25 @@ class ParseStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+# Entity labels whose names an article carries to its other sentences (`SentenceParser`): the recogniser reads a
+# company or a person in one sentence and misses it in another ("Barclays has launched a consultation ...").
+ARTICLE_NAME_LABELS = frozenset({"ORG", "PERSON"})
+MIN_ARTICLE_NAME = 3  # characters of such a name at least ("Man", "Pru")
+
+Mark = tuple[int, int, str, tuple[str, ...]]  # an entity of a sentence: first token, the token after, label, words
+Key = tuple[str, tuple[Mark, ...]]  # a sentence and its entities: what its triples depend on
+
+
 @dataclass
 class SentenceParser:
     """Parse articles sentence by sentence, doing the expensive work only where a triple can come out.
 
-    A triple needs a named-entity argument, so: split sentences by rule; answer a sentence seen before
-    from a cache (story updates repeat sentences); skip a sentence with no capitalised word (it cannot
-    hold a name); run the entity recogniser (which has its own token vectors) on the rest; and run the
-    tagger, parser and lemmatiser only on sentences with an entity that can be an argument. The attribute
+    A triple needs a named-entity argument, so: split sentences by rule; skip a sentence with no capitalised word
+    (it cannot hold a name); run the entity recogniser (which has its own token vectors) on the rest, once per
+    distinct sentence (story updates repeat sentences: its entities are remembered); mark in each sentence the
+    companies and people the recogniser found in other sentences of its article where it missed them there
+    (ARTICLE_NAME_LABELS; whole tokens, not overlapping an entity); and run the tagger, parser and lemmatiser only
+    on sentences with an entity that can be an argument, once per distinct sentence and entities. The attribute
     ruler runs from a memo of its matches (`attributes.MemoAttributeRuler`, the same attributes).
     """
 
@@ -244,7 +256,8 @@ class SentenceParser:
     batch_size: int = 128
     cache_size: int = 100_000
     stats: ParseStats = field(default_factory=ParseStats)
-    _cache: dict[str, tuple[int, tuple[PlainRelation, ...]]] = field(default_factory=dict)
+    _entities: dict[str, tuple[Mark, ...] | None] = field(default_factory=dict)  # None: no capitalised word
+    _cache: dict[Key, tuple[int, tuple[PlainRelation, ...]]] = field(default_factory=dict)
 
     def _may_name(self, doc: Doc) -> bool:
         stop = self.nlp.Defaults.stop_words
@@ -255,63 +268,130 @@ class SentenceParser:
 
     def parse(self, texts: Sequence[str]) -> list[list[SentenceTriples]]:
         """Return, for each cleaned article text (one paragraph per line), its sentences with their triples."""
-        ner = self.nlp.get_pipe("ner")
-        rest = [_memo_ruler(proc) for name, proc in self.nlp.pipeline if name != "ner"]
         articles = [article_sentences(t) for t in texts]
-        results: dict[tuple[int, int], tuple[int, tuple[PlainRelation, ...]]] = {}
-        pending: dict[str, list[tuple[int, int]]] = {}
+        marks, docs = self._recognise([s for sentences in articles for s in sentences if len(s) <= MAX_SENTENCE_CHARS])
+        keys: dict[tuple[int, int], Key | None] = {}
         for a, sentences in enumerate(articles):
+            names = _article_names(marks.get(s) or () for s in sentences)
             for i, sentence in enumerate(sentences):
                 self.stats.sentences += 1
                 if len(sentence) > MAX_SENTENCE_CHARS:
                     self.stats.too_long += 1
-                    results[a, i] = (len(sentence.split()), ())
-                elif sentence in self._cache:
-                    self.stats.cached += 1
-                    results[a, i] = self._cache[sentence]
-                else:
-                    if sentence in pending:
-                        self.stats.cached += 1
-                    pending.setdefault(sentence, []).append((a, i))
-        docs = [self.nlp.make_doc(s) for s in pending]
-        named = []
-        for doc in docs:
-            if self._may_name(doc):
-                named.append(doc)
-            else:
-                self.stats.no_name += 1
-                self._remember(doc.text, (len(doc), ()), pending, results)
-        with_entity = []
-        for doc in ner.pipe(named, batch_size=self.batch_size):
-            if any(e.label_ not in SKIPPED_ENTITY_LABELS for e in doc.ents):
-                with_entity.append(doc)
-            else:
-                self.stats.no_entity += 1
-                self._remember(doc.text, (len(doc), ()), pending, results)
-        stream: Iterable[Doc] = with_entity
-        for proc in rest:
-            stream = proc.pipe(stream, batch_size=self.batch_size)
-        for doc in stream:
-            self.stats.parsed += 1
-            relations = tuple(plain(r) for s in doc_triples(doc) for r in s.relations)
-            self._remember(doc.text, (len(doc), _dedupe(relations)), pending, results)
+                    keys[a, i] = None
+                    continue
+                found = marks.get(sentence)
+                added = () if found is None or not names else _marks_of(
+                    [t.text for t in (docs[sentence] if sentence in docs else self.nlp.tokenizer(sentence))], names,
+                    found)
+                self.stats.article_names += bool(added)
+                keys[a, i] = (sentence, tuple(sorted((*(found or ()), *added))))
+        # What an earlier batch read, taken before this one's reading may clear the memo.
+        known = {k: self._cache[k] for k in keys.values() if k is not None and k in self._cache}
+        todo = {k for k in keys.values() if k is not None and k not in known}
+        self.stats.cached += sum(1 for k in keys.values() if k is not None) - len(todo)
+        results = {**self._read(todo, marks, docs), **known}
         out: list[list[SentenceTriples]] = []
         for a, sentences in enumerate(articles):
             rows = []
             for i, sentence in enumerate(sentences):
-                tokens, relations = results[a, i]
+                key = keys[a, i]
+                tokens, relations = (len(sentence.split()), ()) if key is None else results[key]
                 self.stats.tokens += tokens
                 rows.append(SentenceTriples(i, sentence, list(relations), tokens))
             out.append(rows)
         return out
 
-    def _remember(self, text: str, value: tuple[int, tuple[PlainRelation, ...]],
-                  pending: dict[str, list[tuple[int, int]]], results: dict[tuple[int, int], object]) -> None:
-        for key in pending.get(text, ()):
-            results[key] = value
-        if len(self._cache) >= self.cache_size:
-            self._cache.clear()  # story updates repeat sentences within days; an old cache rarely pays
-        self._cache[text] = value
+    def _recognise(self, sentences: list[str]) -> tuple[dict[str, tuple[Mark, ...] | None], dict[str, Doc]]:
+        """Each distinct sentence's entities (None: no capitalised word, never read), the recogniser run once per
+        sentence not seen before; and the docs it read, for the parser to go on with."""
+        marks: dict[str, tuple[Mark, ...] | None] = {}
+        fresh, unnamed = [], {}
+        for sentence in dict.fromkeys(sentences):
+            if sentence in self._entities:
+                marks[sentence] = self._entities[sentence]
+                continue
+            doc = self.nlp.make_doc(sentence)
+            if self._may_name(doc):
+                fresh.append(doc)
+            else:
+                self.stats.no_name += 1
+                marks[sentence] = None
+                unnamed[sentence] = doc
+        docs = unnamed
+        for doc in self.nlp.get_pipe("ner").pipe(fresh, batch_size=self.batch_size):
+            marks[doc.text] = tuple((e.start, e.end, e.label_, tuple(t.text for t in e)) for e in doc.ents)
+            docs[doc.text] = doc
+        if len(self._entities) + len(marks) > self.cache_size:
+            self._entities.clear()  # story updates repeat sentences within days; an old cache rarely pays
+        self._entities.update(marks)
+        return marks, docs
+
+    def _read(self, keys: set[Key], marks: dict[str, tuple[Mark, ...] | None], recognised: dict[str, Doc]
+              ) -> dict[Key, tuple[int, tuple[PlainRelation, ...]]]:
+        """The triples of each (sentence, entities) not read before: tagger, parser and rules on those with an
+        entity that can be an argument (the recogniser's own doc where the entities are its own)."""
+        rest = [_memo_ruler(proc) for name, proc in self.nlp.pipeline if name != "ner"]
+        results: dict[Key, tuple[int, tuple[PlainRelation, ...]]] = {}
+        docs, read = [], []
+        for key in sorted(keys):
+            sentence, entities = key
+            own = marks.get(sentence)
+            if own is None or not any(m[2] not in SKIPPED_ENTITY_LABELS for m in entities):
+                self.stats.no_entity += own is not None
+                results[key] = (len(recognised[sentence]) if sentence in recognised else
+                                len(self.nlp.tokenizer(sentence)), ())
+                continue
+            doc = recognised.pop(sentence, None) if entities == tuple(sorted(own)) else None
+            if doc is None:
+                doc = self.nlp.make_doc(sentence)
+                doc.ents = [Span(doc, start, end, label=label) for start, end, label, _ in entities]
+            docs.append(doc)
+            read.append(key)
+        stream: Iterable[Doc] = docs
+        for proc in rest:
+            stream = proc.pipe(stream, batch_size=self.batch_size)
+        for key, doc in zip(read, stream, strict=True):
+            self.stats.parsed += 1
+            relations = tuple(plain(r) for s in doc_triples(doc) for r in s.relations)
+            results[key] = (len(doc), _dedupe(relations))
+        if len(self._cache) + len(results) > self.cache_size:
+            self._cache.clear()
+        self._cache.update(results)
+        return results
+
+
+def _article_names(sentence_marks: Iterable[tuple[Mark, ...]]) -> dict[tuple[str, ...], str]:
+    """The companies and people the recogniser found in an article's sentences, by their words: the label of the
+    first mention."""
+    names: dict[tuple[str, ...], str] = {}
+    for marks in sentence_marks:
+        for _, _, label, words in marks:
+            if label in ARTICLE_NAME_LABELS and words[0][:1].isupper() and len(" ".join(words)) >= MIN_ARTICLE_NAME:
+                names.setdefault(words, label)
+    return names
+
+
+def _marks_of(words: list[str], names: dict[tuple[str, ...], str], found: tuple[Mark, ...]) -> tuple[Mark, ...]:
+    """Where a sentence's words hold one of its article's names outside every entity found in it, a mark for it
+    (longer names first); not where a capitalised word goes on before or after it ("NYSE Euronext" holds the
+    article's "Euronext") or a hyphen joins it to one ("Man-made")."""
+    present = set(words)
+    candidates = [(name, label) for name, label in names.items() if name[0] in present]
+    if not candidates:
+        return ()
+    taken = {i for start, end, _, _ in found for i in range(start, end)}
+    added: list[Mark] = []
+    for name, label in sorted(candidates, key=lambda item: (-len(item[0]), item[0])):
+        n = len(name)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i:i + n]) != name or taken.intersection(range(i, i + n)):
+                continue
+            before, after = words[i - 1] if i else "", words[i + n] if i + n < len(words) else ""
+            if "-" in (before, after) or (i and before[:1].isupper()) or after[:1].isupper():
+                continue  # a part of a longer name the recogniser missed too ("NYSE Euronext"), or a hyphened word
+            added.append((i, i + n, label, name))
+            taken.update(range(i, i + n))
+    return tuple(added)
 
 
 _MEMO_RULERS: weakref.WeakKeyDictionary[object, object] = weakref.WeakKeyDictionary()

@@ -107,3 +107,12 @@ def _stated_by_rule(triples: list[dict[str, object]], rules: tuple[str, ...]) ->
     """Per rule set: (triples read as stated, triples read)."""
     return {rule: (sum(bool(t["stated"]) for t in triples if t["rule_set"] == rule),
                    sum(t["rule_set"] == rule for t in triples)) for rule in rules}
+
+
+def test_the_v20_read_gives_the_docs_figures() -> None:
+    """What v20 added, kept and removed on the slice, read once: 71 of 100, 38 of 60 and 24 of 45 stated."""
+    read = _diff_read("d9-annotator1")
+    assert all(set(t) == {"group", "rule_set", "triple", "stated"} and t["rule_set"] == "v20" for t in read)
+    counts = {g: (sum(bool(t["stated"]) for t in read if t["group"] == g), sum(t["group"] == g for t in read))
+              for g in ("added", "kept", "removed")}
+    assert counts == {"added": (71, 100), "kept": (38, 60), "removed": (24, 45)}
