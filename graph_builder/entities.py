@@ -81,7 +81,7 @@ _NOT_A_NAME = frozenset({"the", "a", "an", "his", "her", "its", "our", "their", 
 _PHRASE_WORDS = frozenset({"and", "to", "or", "vs", "versus", "with", "from", "by", "in", "on", "at", "for", "of",
                            "the", "said", "says"})
 # Words an acronym skips ("Organization of Petroleum Exporting Countries" -> OPEC).
-ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "de", "&", "on", "in", "du", "des", "la", "le"})
+_ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "de", "&", "on", "in", "du", "des", "la", "le"})
 # Types a surname, a company's leading words or an acronym may stand for.
 _SURNAME_TYPES = frozenset({"person"})
 _PREFIX_TYPES = frozenset({"organization"})
@@ -163,7 +163,7 @@ def acronym_letters(surface: str) -> str | None:
 
 def initials(name: str) -> str:
     """The initials of a name's words, skipping function words."""
-    return "".join(w[0] for w in name.replace("-", " ").split() if w not in ACRONYM_SKIP and w[:1].isalpha())
+    return "".join(w[0] for w in name.replace("-", " ").split() if w not in _ACRONYM_SKIP and w[:1].isalpha())
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def _rule_for(short: Mention, full_name: str, full_type: str, retyped: bool = Fa
         return "leading words"
     letters = acronym_letters(short.surface)
     if letters is not None and len(s) == 1 and _agrees(short.type, full_type, ACRONYM_TYPES):
-        skipped = sum(w in ACRONYM_SKIP for w in f)
+        skipped = sum(w in _ACRONYM_SKIP for w in f)
         if len(f) == len(letters) + skipped and initials(full_name) == letters:
             return "acronym"
         if len(f) + 1 == len(letters) + skipped and any(initials(full_name) + c == letters for c in legal_letters):

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from cachetools import TTLCache
 
-from graph_builder.entities import ACRONYM_SKIP, ACRONYM_TYPES, company_name, initials
+from graph_builder.entities import ACRONYM_TYPES, company_name, initials
 from graph_builder.extraction import noun_lemma
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.windows import Days
@@ -69,11 +69,11 @@ def _leading(asked: Sequence[str], name: Sequence[str]) -> bool:
 
 
 def _spelled_initials(name: Sequence[str]) -> set[str]:
-    """The acronyms a name may go by: its initials without function words or with them ("DOJ"), and both again
-    without a country it begins with."""
-    readings = {tuple(name)} | ({tuple(name[1:])} if len(name) > 2 and name[0] in _COUNTRY_WORDS else set())
-    return {"".join(w[0] for w in words if keep(w)) for words in readings
-            for keep in (lambda w: w not in ACRONYM_SKIP and w[:1].isalpha(), lambda w: w[:1].isalpha())}
+    """The acronyms a name may go by: its initials without function words (`initials`) or with them ("DOJ"), and
+    both again without a country it begins with."""
+    readings = [name] + ([name[1:]] if len(name) > 2 and name[0] in _COUNTRY_WORDS else [])
+    return {spelled for words in readings
+            for spelled in (initials(" ".join(words)), "".join(w[0] for w in words if w[:1].isalpha()))}
 
 
 def _acronym_of(asked: Sequence[str], name: Sequence[str]) -> bool:

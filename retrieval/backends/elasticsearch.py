@@ -547,10 +547,9 @@ class ElasticsearchStore:
         counts: dict[tuple[str, str], int] = {}
         for side in ("subj", "obj"):
             for bucket in found.get("aggregations", {}).get(side, {}).get("n", {}).get("buckets", []):
-                for sub in bucket["t"]["buckets"]:
-                    if sub["key"] != COMMON_NOUN_TYPE:
-                        key = (bucket["key"], sub["key"])
-                        counts[key] = counts.get(key, 0) + int(sub["doc_count"])
+                for sub in bucket["t"]["buckets"]:  # the filter above left common nouns out
+                    key = (bucket["key"], sub["key"])
+                    counts[key] = counts.get(key, 0) + int(sub["doc_count"])
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return [NameMatch(n, t, c, "window") for (n, t), c in ranked]
 
