@@ -27,7 +27,7 @@ from graph_builder.embeddings import SentenceEncoder, predicate_words
 from graph_builder.errors import InputError, NotFoundError
 from graph_builder.extraction import extract_text
 from graph_builder.extraction.arguments import UNKNOWN_TYPE, normalise
-from graph_builder.extraction.questions import extract_question, possessor_readings
+from graph_builder.extraction.questions import read_question
 from graph_builder.graphs.graphset import GraphSet, Query
 from graph_builder.predicates import is_normalised
 from graph_builder.graphs.scorers import (LM_BACKOFF_MATCH, PairBatch, Scorer, Scorers, answer_threshold,
@@ -261,10 +261,9 @@ class ScoringEngine:
         if item.text is not None:
             if item.subject or item.predicate or item.object:
                 raise InputError("give either `text` or `subject`/`predicate`/`object`, not both")
-            triples = extract_question(item.text)
+            triples = read_question(item.text)
             if not triples:
                 raise InputError(f"found no proposition (two arguments and a predicate) in {item.text!r}")
-            triples += possessor_readings(item.text, triples)
             seen: dict[tuple[str, str, str], Hypothesis] = {}
             for t in triples:
                 key = (str(t["subject"]), str(t["predicate"]), str(t["object"]))

@@ -211,14 +211,16 @@ def _pronoun_agrees(pronoun: str, reporters: list[Argument]) -> bool:
 
 def _copula_subject_shared(verb: Token) -> bool:
     """A verb coordinated with a copula ("X is ... but has ..."), or its to-infinitive ("X is to maintain ..."), shares
-    the copula's subject, unless that subject names a purpose ("the plan is to buy Y": the plan buys nothing)."""
+    the copula's subject, unless that subject names a purpose of an active infinitive ("the plan is to buy Y": the
+    plan buys nothing; "5,000 jobs are to be cut by Y": the jobs are what is cut)."""
     copula = verb.head
     if copula.pos_ != "AUX" or copula.lemma_ not in COPULA_LEMMAS or (verb.dep_ == "xcomp" and not has_to(verb)):
         return False
     if copula.dep_ == "relcl":
         return False  # "X, whose brand is the top seller, controls half the market": the parser's conjunct is X's verb
     subjects = [c for c in copula.children if c.dep_ == "nsubj"]
-    return bool(subjects) and not any(s.lemma_.lower() in PURPOSE_NOUNS for s in subjects)
+    passive = any(c.dep_ == "auxpass" for c in verb.children)
+    return bool(subjects) and (passive or not any(s.lemma_.lower() in PURPOSE_NOUNS for s in subjects))
 
 
 def _antecedent(relcl: Token) -> Token:

@@ -1,24 +1,39 @@
-"""Reading a question the small parser gets wrong: its names stood in for by names it reads well.
+"""Reading a question the small parser gets wrong: its parse repaired, its names stood in for by names it reads well.
 
 A question is one short sentence, often a headline's words ("UBS fined the regulators.", "Standard & Poor's
-downgraded France."), where the small parser takes an unfamiliar name for an adverb or a possessive and no
-proposition comes out. When the question as written gives none, each name the recogniser finds is replaced by a
-common first name (`Alice`, `Bob`, `Carol`), the sentence is read again, and the names are put back with the
-types the recogniser gave them. A capitalised word the recogniser missed at the head of the question ("Dish bid
-for Sprint.") is stood in for too, as a name of unknown type. And where the question has no verb but its root has
-a subject ("Alice bid for Bob.", where the tagger took the past tense for a noun), the root is read as the verb.
+downgraded France."), where the small parser takes an unfamiliar name for an adverb or a possessive, a verb for a
+noun or an adjective, and no proposition comes out. A question always states something, so a parse with no reading
+is wrong, and the question is read again:
+- with its parse repaired (`REPAIRS`, tried in order until one gives a reading): a root noun with a subject read
+  as the verb ("Dish bid for Sprint.", `bid` tagged a noun); a participle the parser hung on the object as an
+  adjective read as the verb ("The Interior Department loosened safety rules."); a small clause read as object and
+  post ("Lilly made Rice its chief executive."); the main clause alone, without a time clause the parser tangled
+  into it ("Joyce quit KCG days after the takeover closed.");
+- with each name the recogniser finds replaced by a common first name (`Alice`, `Bob`, `Carol`), read and repaired
+  the same way, and the names put back with the types the recogniser gave them. A capitalised word the recogniser
+  missed at the head of the question ("Dish bid for Sprint.") is stood in for too, as a name of unknown type.
+A common noun a name owns ("Portugal's rating") also gives a reading with the name in its place (`read_question`).
+Questions only: the corpus is read as the parser reads it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from spacy.tokens import Doc
+from spacy.language import Language
+from spacy.tokens import Doc, Token
 
-from graph_builder.extraction import DEFAULT_MODEL, _parsing, doc_triples, extract_text, relation_dict
+from graph_builder.extraction import DEFAULT_MODEL, _parsing, doc_triples, relation_dict
 from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE, company_type, normalise
 
 STAND_INS = ("Alice", "Bob", "Carol")
+# Subordinators of a time or cause clause after the main one ("... days after the takeover closed").
+# Words that measure the time between the main clause and a time clause ("days after", "shortly before").
+TIME_WORDS = frozenset({"minute", "hour", "day", "week", "month", "year", "shortly", "soon", "just", "only", "moment",
+                        "a", "few", "several"})
+Repair = Callable[[Language, Doc], Doc | None]
+CLAUSE_MARKS = frozenset({"after", "before", "when", "while", "as", "because", "since", "until", "once"})
 
 
 @dataclass(frozen=True)
@@ -30,32 +45,66 @@ class _Name:
     type: str
 
 
+def read_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, object]]:
+    """Every reading of one question, as `extract_text` gives them: those of `extract_question`, then a copy of each
+    with a common noun a name owns read as the name ("Fitch cut Portugal's rating" -> Fitch / Portugal), none where
+    the owner is that reading's other side already. The question is parsed once (twice where names are stood in)."""
+    found, owners = _read(text, model, with_owners=True)
+    return found + _owner_readings(found, owners)
+
+
 def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, object]]:
-    """The propositions of one question, as `extract_text` gives them; when it gives none, those of the question
-    with its names stood in for (see the module), the names put back."""
-    found = extract_text(text, model) or extract_text(text, model, require_entity=False)
-    if found:
-        return found
+    """The propositions of one question, as `extract_text` gives them; when it gives none, those of its repaired
+    parse or of the question with its names stood in for (see the module), the names put back."""
+    return _read(text, model, with_owners=False)[0]
+
+
+def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, object]], dict[str, _Name]]:
+    """The readings as written; else those with the names stood in for (the first repair only); else those of the
+    repaired parse as written; else of the repaired parse with the names stood in for."""
     with _parsing(model) as nlp:
         doc = nlp(text)
-        names = [_Name(e.start_char, e.end_char, normalise([t.text for t in e]), e.text,
-                       company_type([t.text for t in e], ENTITY_TYPES[e.label_]) or ENTITY_TYPES[e.label_])
-                 for e in doc.ents if e.label_ in ENTITY_TYPES]
-        first = _unrecognised_first_name(doc)
-        if first is not None and all(n.start > first.start for n in names):
-            names.insert(0, first)
-        names = names[:len(STAND_INS)]
-    if not names:
-        return []
+        owners = _owners(doc) if with_owners else {}
+        found = _relations(doc, True) or _relations(doc, False)
+        if found:
+            return found, owners
+        names = _stand_in_names(doc)
+        masked = _masked(text, names)
+        masked_doc = nlp(masked) if names else None
+        if masked_doc is not None:
+            found = _put_back(_relations(masked_doc, False) or _repaired(nlp, masked_doc, REPAIRS[:1]), names)
+        found = found or _repaired(nlp, doc, REPAIRS)
+        if not found and masked_doc is not None:
+            found = _put_back(_repaired(nlp, masked_doc, REPAIRS[1:]), names)
+        return found, owners
+
+
+def _stand_in_names(doc: Doc) -> list[_Name]:
+    """The names to stand in for, in order, at most one per stand-in: the recogniser's, and the capitalised words
+    the question begins with where it found none there."""
+    names = [_Name(e.start_char, e.end_char, normalise([t.text for t in e]), e.text,
+                   company_type([t.text for t in e], ENTITY_TYPES[e.label_]) or ENTITY_TYPES[e.label_])
+             for e in doc.ents if e.label_ in ENTITY_TYPES]
+    first = _unrecognised_first_name(doc)
+    if first is not None and all(n.start > first.start for n in names):
+        names.insert(0, first)
+    return names[:len(STAND_INS)]
+
+
+def _masked(text: str, names: list[_Name]) -> str:
     pieces, last = [], 0
     for name, stand_in in zip(names, STAND_INS):
         pieces += [text[last:name.start], stand_in]
         last = name.end
-    masked = "".join(pieces) + text[last:]
+    return "".join(pieces) + text[last:]
+
+
+def _put_back(found: list[dict[str, object]], names: list[_Name]) -> list[dict[str, object]]:
+    """Readings of the question with its names stood in for, each name put back with its type; none that joins a
+    name to itself."""
     back = {stand_in.lower(): name for name, stand_in in zip(names, STAND_INS)}
     out = []
-    for t in _read_masked(masked, model):
-        t = dict(t)
+    for t in found:
         for side in ("subject", "object"):
             name = back.get(str(t[side]))
             if name is not None:
@@ -65,27 +114,139 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
     return out
 
 
-def possessor_readings(text: str, found: list[dict[str, object]],
-                       model: str = DEFAULT_MODEL) -> list[dict[str, object]]:
-    """Readings of a question with a common noun that a name owns ("Portugal's rating", "Greece's reform progress")
-    read as that name: the news often says the act of the owner ("Fitch warned Portugal"). One copy of each reading
-    with such an argument, the owner in its place; none where the owner is an argument of that reading already."""
-    with _parsing(model) as nlp:
-        doc = nlp(text)
-        owners: dict[str, _Name] = {}
-        for token in doc:
-            if token.dep_ != "poss" or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
-                continue
-            span = next((e for e in doc.ents if e.start <= token.i < e.end), None)
-            words = [t for t in (span if span is not None else token.subtree) if t.dep_ != "case" and t.tag_ != "POS"]
-            if not words:
-                continue
-            label = span.label_ if span is not None else ""
-            type_ = ENTITY_TYPES.get(label, UNKNOWN_TYPE)
-            type_ = company_type([t.text for t in words], type_) or type_
-            owners[token.head.lemma_.lower()] = _Name(words[0].idx, words[-1].idx + len(words[-1].text),
-                                                      normalise([t.text for t in words]),
-                                                      " ".join(t.text for t in words), type_)
+def _relations(doc: Doc, require_entity: bool) -> list[dict[str, object]]:
+    return [relation_dict(rel) for s in doc_triples(doc, require_entity) for rel in s.relations]
+
+
+def _repaired(nlp: Language, doc: Doc, repairs: tuple[Repair, ...]) -> list[dict[str, object]]:
+    """The readings of the first of `repairs` that applies to the parse and gives any, or none. A repair changes
+    the parse in place, so a later one sees the earlier ones' changes."""
+    for repair in repairs:
+        read = repair(nlp, doc)
+        if read is None:
+            continue
+        found = _relations(read, True) or _relations(read, False)
+        if found:
+            return found
+    return []
+
+
+def _has_verb(doc: Doc) -> bool:
+    return any(t.pos_ in {"VERB", "AUX"} and t.dep_ != "amod" for t in doc)
+
+
+def _make_verb(token: Token) -> None:
+    token.head, token.dep_ = token, "ROOT"
+    token.pos_, token.tag_ = "VERB", "VBD"
+
+
+def _root(doc: Doc) -> Token | None:
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    return roots[0] if len(roots) == 1 else None
+
+
+def _noun_root_as_verb(nlp: Language, doc: Doc) -> Doc | None:
+    """A question with no verb whose root has a subject: the root is the verb ("Alice bid for Bob.", `bid` tagged a
+    noun)."""
+    root = _root(doc)
+    if root is None or _has_verb(doc) or root.pos_ != "NOUN" or not any(c.dep_ == "nsubj" for c in root.children):
+        return None
+    root.pos_, root.tag_ = "VERB", "VBD"
+    return doc
+
+
+def _participle_as_verb(nlp: Language, doc: Doc) -> Doc | None:
+    """A question with no verb, where a participle right after a noun phrase modifies a noun: the participle is the
+    verb, the phrase before it its subject and the noun its object ("The Interior Department loosened safety
+    rules.", "France's finance minister briefed bond investors.", each parsed as noun phrases)."""
+    if _root(doc) is None or _has_verb(doc):
+        return None
+    for verb in doc:
+        if verb.dep_ != "amod" or verb.tag_ not in {"VBD", "VBN"} or verb.i == 0 or verb.head.i < verb.i:
+            continue
+        obj = verb.head
+        subject = next((c for c in verb.children if c.dep_ == "nsubj"), None) or _phrase_head(doc[verb.i - 1])
+        if subject.pos_ not in {"NOUN", "PROPN"}:
+            continue
+        root = _root(doc)
+        _make_verb(verb)
+        subject.head, subject.dep_ = verb, "nsubj"
+        obj.head, obj.dep_ = verb, "dobj"
+        if root is not None and root.i not in {subject.i, obj.i}:
+            root.head, root.dep_ = verb, "dep"
+        return doc
+    return None
+
+
+def _phrase_head(last: Token) -> Token:
+    """The head of the phrase that ends with `last`: its highest ancestor before the next word."""
+    head = last
+    while head.head.i != head.i and head.head.i <= last.i:
+        head = head.head
+    return head
+
+
+def _small_clause(nlp: Language, doc: Doc) -> Doc | None:
+    """A verb's clause of a subject and a noun is its object and what the object is made ("Lilly made Rice its
+    chief executive.", parsed as "Rice [is] its chief executive")."""
+    for clause in doc:
+        subject = next((c for c in clause.children if c.dep_ == "nsubj" and c.i < clause.i), None)
+        if clause.dep_ != "ccomp" or clause.pos_ != "NOUN" or subject is None or clause.head.pos_ != "VERB":
+            continue
+        subject.head, subject.dep_ = clause.head, "dobj"
+        clause.dep_ = "oprd"
+        return doc
+    return None
+
+
+def _main_clause(nlp: Language, doc: Doc) -> Doc | None:
+    """The question without a time or cause clause after its main verb, read again on its own ("Joyce quit KCG days
+    after the Getco takeover closed.": the parser hung KCG on "days"). Cut at the clause's subordinator or at a noun
+    that measures it ("days", "shortly")."""
+    root = _root(doc)
+    if root is None:
+        return None
+    for clause in root.rights:
+        mark = next((c for c in clause.children if c.dep_ == "mark" and c.lower_ in CLAUSE_MARKS), None)
+        if clause.dep_ != "advcl" or mark is None:
+            continue
+        cut = min([mark.i, *(c.i for c in clause.children if c.dep_ in {"npadvmod", "advmod"} and c.i < mark.i)])
+        while cut > root.i + 1 and (doc[cut - 1].lemma_.lower() in TIME_WORDS or doc[cut - 1].like_num):
+            cut -= 1  # "... days after", "... two weeks before", "... shortly after"
+        if cut <= root.i + 1:
+            return None
+        return nlp(doc[:cut].text.rstrip(" ,;") + ".")
+    return None
+
+
+# How a question with no reading is read again, in order: each takes the pipeline and the parse, changes the parse
+# in place or parses a new text, and returns the doc to read, or None where it does not apply.
+REPAIRS: tuple[Repair, ...] = (
+    _noun_root_as_verb, _participle_as_verb, _small_clause, _main_clause)
+
+
+def _owners(doc: Doc) -> dict[str, _Name]:
+    """The names that own a common noun in the question, by the noun's lemma ("Portugal's rating": rating ->
+    Portugal), typed by the recogniser."""
+    owners: dict[str, _Name] = {}
+    for token in doc:
+        if token.dep_ != "poss" or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
+            continue
+        span = next((e for e in doc.ents if e.start <= token.i < e.end), None)
+        words = [t for t in (span if span is not None else token.subtree) if t.dep_ != "case" and t.tag_ != "POS"]
+        if not words:
+            continue
+        label = span.label_ if span is not None else ""
+        type_ = ENTITY_TYPES.get(label, UNKNOWN_TYPE)
+        type_ = company_type([t.text for t in words], type_) or type_
+        owners[token.head.lemma_.lower()] = _Name(words[0].idx, words[-1].idx + len(words[-1].text),
+                                                  normalise([t.text for t in words]),
+                                                  " ".join(t.text for t in words), type_)
+    return owners
+
+
+def _owner_readings(found: list[dict[str, object]], owners: dict[str, _Name]) -> list[dict[str, object]]:
+    """A copy of each reading with an argument of unknown type whose head a name owns, the owner in its place."""
     out = []
     for t in found:
         for side, other in (("subject", "object"), ("object", "subject")):
@@ -111,20 +272,3 @@ def _unrecognised_first_name(doc: Doc) -> _Name | None:
         return None
     return _Name(words[0].idx, words[-1].idx + len(words[-1].text), normalise([t.text for t in words]),
                  doc.text[words[0].idx:words[-1].idx + len(words[-1].text)], UNKNOWN_TYPE)
-
-
-def _read_masked(text: str, model: str) -> list[dict[str, object]]:
-    """The propositions of a question with its names stood in for, as `extract_text` reads them without requiring an
-    entity; where that gives none and the question has no verb but its root has a subject, the same parse again with
-    the root read as a past-tense verb: "Alice bid for Bob." (`bid` tagged a noun)."""
-    with _parsing(model) as nlp:
-        doc = nlp(text)
-        found = [relation_dict(rel) for s in doc_triples(doc, False) for rel in s.relations]
-        roots = [t for t in doc if t.dep_ == "ROOT"]
-        if found or len(roots) != 1 or any(t.pos_ in {"VERB", "AUX"} for t in doc):
-            return found
-        root = roots[0]
-        if root.pos_ != "NOUN" or not any(c.dep_ == "nsubj" for c in root.children):
-            return []
-        root.pos_, root.tag_ = "VERB", "VBD"
-        return [relation_dict(rel) for s in doc_triples(doc, False) for rel in s.relations]

@@ -368,6 +368,10 @@ def test_a_verb_beside_a_copula_shares_its_subject() -> None:
     assert ("john smith", "(keep.1,keep.2)", "home") in triples
     assert ("john smith", "NEG__(have.1,have.2)", "restriction") in triples
     assert _triples("The plan is to buy Widget Inc.") == set()  # a plan buys nothing
+    # extractor v21: a passive infinitive's subject is what undergoes it, a purpose noun too
+    assert ("widget inc", "(cut.1,cut.2)", "job") in _triples("About 2,000 jobs are to be cut by Widget Inc.")
+    assert ("european union", "(approve.1,approve.2)", "plan") in _triples(
+        "The plan is to be approved by the European Union.")
 
 
 def test_a_participle_takes_the_noun_it_qualifies_as_subject() -> None:
