@@ -66,6 +66,8 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
         doc = nlp(text)
         owners = _owners(doc) if with_owners else {}
         found = _relations(doc, True) or _relations(doc, False)
+        if found and _root_is_noun(doc):
+            found = _repaired(nlp, doc, REPAIRS[:3]) or found  # no verb at the root: its readings are side ones
         if found:
             return found, owners
         names = _stand_in_names(doc)
@@ -135,6 +137,11 @@ def _has_verb(doc: Doc) -> bool:
     return any(t.pos_ in {"VERB", "AUX"} and t.dep_ != "amod" for t in doc)
 
 
+def _root_is_noun(doc: Doc) -> bool:
+    root = _root(doc)
+    return root is not None and root.pos_ in {"NOUN", "PROPN"}
+
+
 def _make_verb(token: Token) -> None:
     token.head, token.dep_ = token, "ROOT"
     token.pos_, token.tag_ = "VERB", "VBD"
@@ -186,6 +193,26 @@ def _phrase_head(last: Token) -> Token:
     return head
 
 
+def _clause_on_subject(nlp: Language, doc: Doc) -> Doc | None:
+    """A root noun with a past-tense verb hung on it as a clause right after it: the verb is the root and the noun its
+    subject ("Ford named Fields to succeed Mulally as CEO.", parsed as the noun "Ford" with "named Fields ..." as its
+    clause)."""
+    root = _root(doc)
+    if root is None or root.pos_ not in {"NOUN", "PROPN"}:
+        return None
+    verb = next((c for c in root.rights if c.dep_ == "acl" and c.tag_ == "VBD" and c.i == root.i + 1), None)
+    if verb is None:
+        return None
+    _make_verb(verb)
+    root.head, root.dep_ = verb, "nsubj"
+    for child in list(verb.children):
+        if child.dep_ == "oprd" and child.pos_ == "PROPN":
+            child.dep_ = "dobj"  # "named Fields to succeed ...": the parser's predicate noun is the object
+    for mark in [c for c in root.children if c.dep_ == "punct"]:
+        mark.head = verb
+    return doc
+
+
 def _small_clause(nlp: Language, doc: Doc) -> Doc | None:
     """A verb's clause of a subject and a noun is its object and what the object is made ("Lilly made Rice its
     chief executive.", parsed as "Rice [is] its chief executive")."""
@@ -222,7 +249,7 @@ def _main_clause(nlp: Language, doc: Doc) -> Doc | None:
 # How a question with no reading is read again, in order: each takes the pipeline and the parse, changes the parse
 # in place or parses a new text, and returns the doc to read, or None where it does not apply.
 REPAIRS: tuple[Repair, ...] = (
-    _noun_root_as_verb, _participle_as_verb, _small_clause, _main_clause)
+    _noun_root_as_verb, _participle_as_verb, _clause_on_subject, _small_clause, _main_clause)
 
 
 def _owners(doc: Doc) -> dict[str, _Name]:

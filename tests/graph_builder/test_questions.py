@@ -77,3 +77,11 @@ def test_the_main_clause_is_read_without_a_time_clause_that_tangled_it() -> None
     # A question read as written is not cut: both clauses keep their relations.
     assert _triples("Globex bought Acme after Initech bought Hooli.") == [
         ("globex", "(buy.1,buy.2)", "acme"), ("initech", "(buy.1,buy.2)", "hooli")]
+
+
+def test_a_verb_hung_on_the_subject_as_its_clause_is_the_verb() -> None:
+    # "Globex" parsed as the root, "named Baker ..." as its clause: the side reading alone came out.
+    text = "Globex named Baker to replace Carter as chairman."
+    assert [(t["subject"], t["object"]) for t in extract_text(text)] == [("carter", "chairman")]
+    readings = _triples(text)
+    assert readings[:2] == [("globex", "(name.1,name.2)", "baker"), ("baker", "name__(replace.1,replace.2)", "carter")]
