@@ -60,14 +60,15 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
 
 
 def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, object]], dict[str, _Name]]:
-    """The readings as written; else those with the names stood in for (the first repair only); else those of the
-    repaired parse as written; else of the repaired parse with the names stood in for."""
+    """The readings as written (where the root is a noun, those of its repaired parse first); else those with the
+    names stood in for (the first repair only); else those of the repaired parse as written; else of the repaired
+    parse with the names stood in for. And the names that own a noun, `with_owners`."""
     with _parsing(model) as nlp:
         doc = nlp(text)
         owners = _owners(doc) if with_owners else {}
         found = _relations(doc, True) or _relations(doc, False)
         if found and _root_is_noun(doc):
-            found = _repaired(nlp, doc, REPAIRS[:3]) or found  # no verb at the root: its readings are side ones
+            found = _repaired(nlp, doc, ROOT_REPAIRS) or found  # no verb at the root: its readings are side ones
         if found:
             return found, owners
         names = _stand_in_names(doc)
@@ -77,7 +78,7 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
             found = _put_back(_relations(masked_doc, False) or _repaired(nlp, masked_doc, REPAIRS[:1]), names)
         found = found or _repaired(nlp, doc, REPAIRS)
         if not found and masked_doc is not None:
-            found = _put_back(_repaired(nlp, masked_doc, REPAIRS[1:]), names)
+            found = _put_back(_repaired(nlp, masked_doc, REPAIRS[1:]), names)  # the repairs not tried above
         return found, owners
 
 
@@ -248,8 +249,9 @@ def _main_clause(nlp: Language, doc: Doc) -> Doc | None:
 
 # How a question with no reading is read again, in order: each takes the pipeline and the parse, changes the parse
 # in place or parses a new text, and returns the doc to read, or None where it does not apply.
-REPAIRS: tuple[Repair, ...] = (
-    _noun_root_as_verb, _participle_as_verb, _clause_on_subject, _small_clause, _main_clause)
+# Those for a parse whose root is a noun are tried even where it gave readings: they are side readings.
+ROOT_REPAIRS: tuple[Repair, ...] = (_noun_root_as_verb, _participle_as_verb, _clause_on_subject)
+REPAIRS: tuple[Repair, ...] = (*ROOT_REPAIRS, _small_clause, _main_clause)
 
 
 def _owners(doc: Doc) -> dict[str, _Name]:
