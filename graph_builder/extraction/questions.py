@@ -6,7 +6,9 @@ noun or an adjective, and no proposition comes out. A question always states som
 is wrong, and the question is read again:
 - with its parse repaired (`REPAIRS`, tried in order until one gives a reading): a root noun with a subject read
   as the verb ("Dish bid for Sprint.", `bid` tagged a noun); a participle the parser hung on the object as an
-  adjective read as the verb ("The Interior Department loosened safety rules."); a small clause read as object and
+  adjective read as the verb ("The Interior Department loosened safety rules."); a past-tense verb the parser hung
+  on the root noun as its clause read as the verb ("Ford named Fields to succeed Mulally as CEO.", also where that
+  parse gave side readings: `ROOT_REPAIRS`); a small clause read as object and
   post ("Lilly made Rice its chief executive."); the main clause alone, without a time clause the parser tangled
   into it ("Joyce quit KCG days after the takeover closed.");
 - with each name the recogniser finds replaced by a common first name (`Alice`, `Bob`, `Carol`), read and repaired
@@ -29,11 +31,11 @@ from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE, compa
 
 STAND_INS = ("Alice", "Bob", "Carol")
 # Subordinators of a time or cause clause after the main one ("... days after the takeover closed").
+CLAUSE_MARKS = frozenset({"after", "before", "when", "while", "as", "because", "since", "until", "once"})
 # Words that measure the time between the main clause and a time clause ("days after", "shortly before").
 TIME_WORDS = frozenset({"minute", "hour", "day", "week", "month", "year", "shortly", "soon", "just", "only", "moment",
                         "a", "few", "several"})
 Repair = Callable[[Language, Doc], Doc | None]
-CLAUSE_MARKS = frozenset({"after", "before", "when", "while", "as", "because", "since", "until", "once"})
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,8 @@ def _participle_as_verb(nlp: Language, doc: Doc) -> Doc | None:
     """A question with no verb, where a participle right after a noun phrase modifies a noun: the participle is the
     verb, the phrase before it its subject and the noun its object ("The Interior Department loosened safety
     rules.", "France's finance minister briefed bond investors.", each parsed as noun phrases)."""
-    if _root(doc) is None or _has_verb(doc):
+    root = _root(doc)
+    if root is None or _has_verb(doc):
         return None
     for verb in doc:
         if verb.dep_ != "amod" or verb.tag_ not in {"VBD", "VBN"} or verb.i == 0 or verb.head.i < verb.i:
@@ -176,11 +179,10 @@ def _participle_as_verb(nlp: Language, doc: Doc) -> Doc | None:
         subject = next((c for c in verb.children if c.dep_ == "nsubj"), None) or _phrase_head(doc[verb.i - 1])
         if subject.pos_ not in {"NOUN", "PROPN"}:
             continue
-        root = _root(doc)
         _make_verb(verb)
         subject.head, subject.dep_ = verb, "nsubj"
         obj.head, obj.dep_ = verb, "dobj"
-        if root is not None and root.i not in {subject.i, obj.i}:
+        if root.i not in {subject.i, obj.i}:
             root.head, root.dep_ = verb, "dep"
         return doc
     return None
@@ -199,7 +201,7 @@ def _clause_on_subject(nlp: Language, doc: Doc) -> Doc | None:
     subject ("Ford named Fields to succeed Mulally as CEO.", parsed as the noun "Ford" with "named Fields ..." as its
     clause)."""
     root = _root(doc)
-    if root is None or root.pos_ not in {"NOUN", "PROPN"}:
+    if root is None or not _root_is_noun(doc):
         return None
     verb = next((c for c in root.rights if c.dep_ == "acl" and c.tag_ == "VBD" and c.i == root.i + 1), None)
     if verb is None:
