@@ -334,10 +334,13 @@ class ScoringEngine:
         hint = _hint(given, parsed)
         found = self.names.resolve(name, hint, strict=bool(given))
         as_written = normalise(written.split()) if written else ""
-        if found.how == "unknown" and as_written and as_written != name:
+        if as_written and as_written != name:
             again = self.names.resolve(as_written, hint, strict=bool(given))
-            if again.how != "unknown":
+            if found.how == "unknown" and again.how != "unknown":
                 found = again
+            elif again.how not in {"unknown", "ambiguous"} and again.name != found.name:
+                # Both are held ("Barclays" the bank, `barclay` a person): the window's news chooses.
+                found = found.with_window([again.name])
         if written is not None and (hint is not None or written[:1].isupper()):
             return self.names.in_window(found, hint, window, days, as_written)
         return found

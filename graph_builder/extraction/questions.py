@@ -14,7 +14,8 @@ is wrong, and the question is read again:
 - with each name the recogniser finds replaced by a common first name (`Alice`, `Bob`, `Carol`), read and repaired
   the same way, and the names put back with the types the recogniser gave them. A capitalised word the recogniser
   missed at the head of the question ("Dish bid for Sprint.") is stood in for too, as a name of unknown type.
-A common noun a name owns ("Portugal's rating") also gives a reading with the name in its place (`read_question`).
+A common noun a name owns ("Portugal's rating") or comes before ("Tepco shareholders") also gives a reading with the
+name in its place (`read_question`).
 Questions only: the corpus is read as the parser reads it.
 """
 
@@ -258,12 +259,14 @@ REPAIRS: tuple[Repair, ...] = (*ROOT_REPAIRS, _small_clause, _main_clause)
 
 def _owners(doc: Doc) -> dict[str, _Name]:
     """The names that own a common noun in the question, by the noun's lemma ("Portugal's rating": rating ->
-    Portugal), typed by the recogniser."""
+    Portugal; "Tepco shareholders": shareholder -> Tepco), typed by the recogniser."""
     owners: dict[str, _Name] = {}
     for token in doc:
-        if token.dep_ != "poss" or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
+        if token.dep_ not in {"poss", "compound"} or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
             continue
         span = next((e for e in doc.ents if e.start <= token.i < e.end), None)
+        if token.dep_ == "compound" and (span is None or span.end != token.head.i):
+            continue  # a name before the noun it modifies ("Tepco shareholders"), not inside another name
         words = [t for t in (span if span is not None else token.subtree) if t.dep_ != "case" and t.tag_ != "POS"]
         if not words:
             continue

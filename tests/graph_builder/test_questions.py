@@ -47,6 +47,14 @@ def test_a_common_noun_a_name_owns_is_also_read_as_the_name() -> None:
     assert read_question("Portugal cut Portugal's spending.") == extract_question("Portugal cut Portugal's spending.")
 
 
+def test_a_common_noun_a_name_comes_before_is_also_read_as_the_name() -> None:
+    """"Tepco shareholders backed an injection" is also read as Tepco / injection (news often says "Tepco
+    backed"); a name inside a longer name ("Morgan" of Morgan Stanley) owns nothing, the whole name does."""
+    assert _triples("Tepco shareholders backed a capital injection.") == [
+        ("tepco shareholder", "(back.1,back.2)", "capital injection"), ("tepco", "(back.1,back.2)", "capital injection")]
+    assert ("morgan stanley", "(sue.1,sue.2)", "bank") in _triples("Morgan Stanley traders sued the bank.")
+
+
 def _triples(text: str) -> list[tuple[object, ...]]:
     return [(t["subject"], t["predicate"], t["object"]) for t in read_question(text)]
 
