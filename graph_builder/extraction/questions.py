@@ -14,15 +14,18 @@ is wrong, and the question is read again:
 - with each name the recogniser finds replaced by a common first name (`Alice`, `Bob`, `Carol`), read and repaired
   the same way, and the names put back with the types the recogniser gave them. A capitalised word the recogniser
   missed at the head of the question ("Dish bid for Sprint.") is stood in for too, as a name of unknown type.
-A common noun a name owns ("Portugal's rating") or comes before ("Tepco shareholders") also gives a reading with the
-name in its place (`read_question`).
+A common noun a name owns ("Portugal's rating") or comes before ("Tepco shareholders"), or a demonym's country
+("Chinese authorities": China), also gives a reading with the name in its place (`read_question`).
 Questions only: the corpus is read as the parser reads it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from countryinfo import CountryInfo
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
@@ -259,9 +262,15 @@ REPAIRS: tuple[Repair, ...] = (*ROOT_REPAIRS, _small_clause, _main_clause)
 
 def _owners(doc: Doc) -> dict[str, _Name]:
     """The names that own a common noun in the question, by the noun's lemma ("Portugal's rating": rating ->
-    Portugal; "Tepco shareholders": shareholder -> Tepco), typed by the recogniser."""
+    Portugal; "Tepco shareholders": shareholder -> Tepco), typed by the recogniser; and the country of a demonym
+    before it ("Chinese authorities": authority -> China), a location."""
     owners: dict[str, _Name] = {}
     for token in doc:
+        country = countries_by_demonym().get(token.text.lower()) if token.dep_ == "amod" else None
+        if country is not None and token.head.pos_ == "NOUN":  # "Chinese authorities": China
+            owners[token.head.lemma_.lower()] = _Name(token.idx, token.idx + len(token.text),
+                                                      normalise(country.split()), token.text, "location")
+            continue
         if token.dep_ not in {"poss", "compound"} or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
             continue
         span = next((e for e in doc.ents if e.start <= token.i < e.end), None)
@@ -277,6 +286,20 @@ def _owners(doc: Doc) -> dict[str, _Name]:
                                                   normalise([t.text for t in words]),
                                                   " ".join(t.text for t in words), type_)
     return owners
+
+
+@functools.cache
+def countries_by_demonym() -> dict[str, str]:
+    """Each demonym's country, lower-cased demonym first ("chinese": "China"); where several countries share one
+    ("Chinese": China, Hong Kong, Macau), the most populous."""
+    best: dict[str, tuple[int, str]] = {}
+    for info in CountryInfo.all().values():
+        demonym, name = info.get("demonym"), info.get("name")
+        if demonym and name:
+            population = int(info.get("population") or 0)
+            if demonym.lower() not in best or population > best[demonym.lower()][0]:
+                best[demonym.lower()] = (population, name)
+    return {demonym: name for demonym, (_, name) in best.items()}
 
 
 def _owner_readings(found: list[dict[str, object]], owners: dict[str, _Name]) -> list[dict[str, object]]:

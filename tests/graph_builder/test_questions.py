@@ -4,7 +4,7 @@ well."""
 from __future__ import annotations
 
 from graph_builder.extraction import extract_text
-from graph_builder.extraction.questions import extract_question, read_question
+from graph_builder.extraction.questions import countries_by_demonym, extract_question, read_question
 
 
 def _read(text: str) -> list[tuple[object, ...]]:
@@ -53,6 +53,14 @@ def test_a_common_noun_a_name_comes_before_is_also_read_as_the_name() -> None:
     assert _triples("Tepco shareholders backed a capital injection.") == [
         ("tepco shareholder", "(back.1,back.2)", "capital injection"), ("tepco", "(back.1,back.2)", "capital injection")]
     assert ("morgan stanley", "(sue.1,sue.2)", "bank") in _triples("Morgan Stanley traders sued the bank.")
+
+
+def test_a_common_noun_after_a_demonym_is_also_read_as_its_country() -> None:
+    """"Chinese authorities opened a probe into Sanofi" is also read as China / Sanofi ("China investigates Sanofi",
+    as the news often says it); a demonym several countries share names the most populous."""
+    assert ("china", "(open.1,open.into.2)", "sanofi") in _triples("Chinese authorities opened a probe into Sanofi.")
+    assert ("ireland", "(back.1,back.2)", "pact") in _triples("Irish voters backed the pact.")
+    assert (countries_by_demonym()["chinese"], countries_by_demonym()["american"]) == ("China", "United States")
 
 
 def _triples(text: str) -> list[tuple[object, ...]]:
