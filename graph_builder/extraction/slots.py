@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from breame.spelling import get_american_spelling
 from spacy.tokens import Token
 
 from graph_builder.extraction.arguments import TIME_NOUNS, Argument, argument_of
 from graph_builder.extraction.words import (
-    ALTERNATIVE_MARKERS, IDIOMS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES, PRICE_GAP_NOUNS,
+    ALTERNATIVE_MARKERS, IDIOMS, KEPT_SPELLINGS, LEMMA_FIXES, LINKING_IDIOMS, PARTITIVES, PRICE_GAP_NOUNS,
 )
 
 _WORD_RE = re.compile(r"^[a-z][a-z'\-]*$")
@@ -31,9 +32,12 @@ class Slot:
 
 
 def clean_lemma(token: Token) -> str | None:
-    """Return the token's lowercase lemma if it can be part of a predicate name, else None."""
+    """Return the token's lowercase lemma if it can be part of a predicate name, else None; spelled the American
+    way ("criticised" -> `criticize`, as most of the news writes it), but for KEPT_SPELLINGS."""
     lemma = token.lemma_.lower().strip()
     lemma = LEMMA_FIXES.get(lemma, lemma)
+    if lemma not in KEPT_SPELLINGS:
+        lemma = get_american_spelling(lemma)
     return lemma if _WORD_RE.match(lemma) else None
 
 

@@ -34,7 +34,13 @@ FRAMING_PREPOSITIONS = frozenset({"like", "unlike", "as", "besides", "despite", 
 # Idioms that pass a relation on through their noun's preposition: "is in talks with Y" -> (be.1,be.in.talk.with.2),
 # "came out in support of Y" -> (come.out.1,come.out.in.support.of.2).
 LINKING_IDIOMS = frozenset({("in", "talk"), ("in", "support"), ("in", "charge"), ("in", "favor"), ("in", "favour"),
-                            ("on", "behalf"), ("in", "connection")})
+                            ("on", "behalf"), ("in", "connection"),
+                            # "is under investigation by the SEC" -> (be.1,be.under.investigation.by.2)
+                            *(("under", noun) for noun in ("investigation", "pressure", "scrutiny", "fire", "attack",
+                                                           "threat", "review"))})
+# Words of a predicate spelled the British way whose American spelling (breame's list) news in American English
+# does not write: kept as they are.
+KEPT_SPELLINGS = frozenset({"axe", "gauge", "dialogue", "catalogue", "cancellation", "disc", "appal"})
 # Verbs whose from-phrase after the object is the object's source: "bought the unit from Acme".
 SOURCE_VERBS = frozenset({
     "buy", "acquire", "purchase", "receive", "win", "obtain", "get", "borrow", "take", "remove", "withdraw",

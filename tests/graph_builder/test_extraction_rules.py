@@ -374,6 +374,20 @@ def test_a_verb_beside_a_copula_shares_its_subject() -> None:
         "The plan is to be approved by the European Union.")
 
 
+def test_under_an_investigation_or_pressure_keeps_who_applies_it() -> None:
+    # extractor v22: "under investigation by Y" names Y, as "in talks with Y" does
+    assert _triples("Widget Inc is under investigation by the SEC.") == {
+        ("widget inc", "(be.1,be.under.investigation.by.2)", "sec")}
+    assert ("acme corp", "(come.1,come.under.pressure.from.2)", "investor") in _triples(
+        "Acme Corp came under pressure from investors to return cash.")
+
+
+def test_predicate_words_are_spelled_the_american_way() -> None:
+    # extractor v22: British spellings join the American ones most of the news writes, but for a few kept words
+    assert _triples("The regulator criticised Widget Inc.") == {("regulator", "(criticize.1,criticize.2)", "widget inc")}
+    assert _triples("Acme Corp will axe 500 jobs.") == {("acme corp", "(axe.1,axe.2)", "job")}
+
+
 def test_a_participle_takes_the_noun_it_qualifies_as_subject() -> None:
     assert ("country", "(urge.1,urge.2)", "european union") in _triples(
         "Britain is among the countries urging the European Union to cut tariffs.")
