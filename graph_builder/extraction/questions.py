@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from countryinfo import CountryInfo
-
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
