@@ -293,11 +293,10 @@ def countries_by_demonym() -> dict[str, str]:
     ("Chinese": China, Hong Kong, Macau), the most populous."""
     best: dict[str, tuple[int, str]] = {}
     for info in CountryInfo.all().values():
-        demonym, name = info.get("demonym"), info.get("name")
-        if demonym and name:
-            population = int(info.get("population") or 0)
-            if demonym.lower() not in best or population > best[demonym.lower()][0]:
-                best[demonym.lower()] = (population, name)
+        demonym, name = str(info.get("demonym") or "").lower(), info.get("name")
+        population = int(info.get("population") or 0)
+        if demonym and name and population > best.get(demonym, (-1, ""))[0]:
+            best[demonym] = (population, name)
     return {demonym: name for demonym, (_, name) in best.items()}
 
 
