@@ -7,8 +7,12 @@ acronym, corpus) and `--n-legal` from the legal-form rule. Prints one JSON objec
 research data, keep the output outside the repository); `--verdicts FILE` (lines `alias<TAB>type<TAB>ok|wrong`)
 prints the precision per rule with a Wilson 95% interval instead.
 `--retyped` draws among the merges of a one-word name typed otherwise into a person (canonical-entities.v2) instead.
+`--baseline OTHER` draws `--n` argument mentions uniformly among those whose canonical name differs between the two
+runs of the pass over the same triples (a new version against the one before: every mention it renames anew), each
+with its sentence, its surface, and both names; `--verdicts` then takes lines `triple_id<TAB>side<TAB>ok|wrong`
+(ok: the new name is the entity the sentence means).
 Usage: python bench/entity_merges.py out/ding2014/triples [--n 60] [--n-legal 20] [--seed 21] [--retyped]
-       [--verdicts verdicts.tsv]
+       [--baseline out/before/triples] [--verdicts verdicts.tsv]
 """
 
 from __future__ import annotations
@@ -58,6 +62,25 @@ def example(triples: Path, alias: str, type_: str, canonical: str) -> dict[str, 
     return None
 
 
+def changed_mentions(triples: Path, baseline: Path) -> list[dict[str, str]]:
+    """Every argument mention whose canonical name differs between two runs of the pass over the same triples (the
+    shards pair by name and hold the same rows in the same order), with both names, its surface and its sentence."""
+    out: list[dict[str, str]] = []
+    columns = ["triple_id", "article_id", "sentence", "subj", "subj_text", "subj_type", "obj", "obj_text", "obj_type"]
+    for shard in shard_files(triples):
+        new = pq.read_table(shard, columns=columns)
+        old = pq.read_table(baseline / shard.name, columns=["triple_id", "subj", "obj"])
+        if new["triple_id"] != old["triple_id"]:
+            raise SystemExit(f"{shard.name}: the two datasets do not hold the same triples")
+        for side in ("subj", "obj"):
+            for i in pc.indices_nonzero(pc.not_equal(new[side], old[side])).to_pylist():
+                row = new.slice(i, 1).to_pylist()[0]
+                out.append({"triple_id": row["triple_id"], "side": side, "surface": row[f"{side}_text"],
+                            "type": row[f"{side}_type"], "before": old[side][i].as_py(), "after": row[side],
+                            "article_id": row["article_id"], "sentence": row["sentence"]})
+    return out
+
+
 def main() -> None:
     """Print the sample, or the precision of judged verdicts."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -68,7 +91,23 @@ def main() -> None:
     parser.add_argument("--verdicts", type=Path)
     parser.add_argument("--retyped", action="store_true",
                         help="draw --n merges among the v2 rules that retype a surname (no legal forms)")
+    parser.add_argument("--baseline", type=Path,
+                        help="the same triples canonicalised by another version: draw among the mentions renamed anew")
     args = parser.parse_args()
+    if args.baseline:
+        if args.verdicts:
+            verdicts = [line.split("\t")[2].strip() for line in args.verdicts.read_text(encoding="utf-8").splitlines()
+                        if line.strip() and not line.startswith("#")]
+            ok = verdicts.count("ok")
+            low, high = wilson(ok, len(verdicts))
+            print(f"renamed anew   {ok}/{len(verdicts)} right = {100 * ok / len(verdicts):.0f}% "
+                  f"[{100 * low:.0f}, {100 * high:.0f}]")
+            return
+        changed = changed_mentions(args.triples, args.baseline)
+        print(json.dumps({"changed_mentions": len(changed)}), file=sys.stderr)
+        for row in random.Random(args.seed).sample(changed, min(args.n, len(changed))):
+            print(json.dumps(row, ensure_ascii=False))
+        return
     aliases = pq.read_table(args.triples / ALIASES_FILE).to_pylist()
     if args.verdicts:
         rule_of = {(a["alias"], a["type"]): a["rule"] for a in aliases}

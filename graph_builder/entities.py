@@ -43,7 +43,7 @@ from graph_builder.errors import InputError
 from graph_builder.extraction.arguments import UNKNOWN_TYPE
 from graph_builder.triples import TRIPLE_SCHEMA, kept_beside, record_in_manifest, shard_files, write_table
 
-ENTITIES_VERSION = "egqa.canonical-entities.v3"
+ENTITIES_VERSION = "egqa.canonical-entities.v4"
 ALIASES_FILE = "entity_aliases.parquet"
 ALIAS_SCHEMA = pa.schema([
     pa.field("alias", pa.string(), nullable=False),
@@ -65,6 +65,12 @@ MIN_RESOLVED_SHARE = 0.25
 # A one-word name of another type than person stands for a person of that surname (RETYPED) only when at least this
 # share of the articles naming it name that one person before it.
 MIN_RETYPED_SHARE = 0.5
+# (v4) A name written with a legal form is a company of its own in every article ("MBIA Inc" somewhere: "MBIA" is
+# not "MBIA Insurance") only when at least this share of the articles naming it write it so. One "Goldman co" or
+# "GM Co" in 1,300 and 2,700 articles had kept every "Goldman" and "GM" apart from the "Goldman Sachs" and "General
+# Motors" of its own article; "Barclays", "Apple" and "KKR" (29%, 44%, 36%) stay companies of their own, and "Nokia"
+# (9%) stays apart from "Nokia Siemens Networks". In its own article a legal form always keeps the name apart.
+MIN_LEGAL_SHARE = 0.08
 RETYPED = "surname, retyped"
 # Words a company name carries beyond its legal form that still name the same company ("Goldman Sachs Group").
 _GROUP_WORDS = ("group", "holdings", "holding")
@@ -264,15 +270,23 @@ class CanonicalMap:
         return hit if hit is not None else self.corpus.get((name, type_))
 
 
+def corpus_legal_names(by_article: dict[str, list[Mention]]) -> frozenset[tuple[str, str]]:
+    """The (name, type) pairs that are companies of their own in every article: written with a legal form in at
+    least MIN_LEGAL_SHARE of the articles that name them."""
+    naming: Counter[tuple[str, str]] = Counter()
+    legal: Counter[tuple[str, str]] = Counter()
+    for items in by_article.values():
+        naming.update({(m.name, m.type) for m in items})
+        legal.update({(m.name, m.type) for m in items if m.legal})
+    return frozenset(key for key, n in legal.items() if n >= MIN_LEGAL_SHARE * naming[key])
+
+
 def canonical_map(mentions: Iterable[Mention]) -> CanonicalMap:
     """Decide every merge from the corpus' mentions (base names already applied)."""
     by_article: dict[str, list[Mention]] = defaultdict(list)
-    legal: set[tuple[str, str]] = set()
     for m in mentions:
         by_article[m.article].append(m)
-        if m.legal:
-            legal.add((m.name, m.type))
-    legal_names = frozenset(legal)  # "MBIA Inc" somewhere: "MBIA" is that company, not "MBIA Insurance"
+    legal_names = corpus_legal_names(by_article)
     resolved_by_article = {article: resolve_article(items, legal_names, retyped=True)
                            for article, items in by_article.items()}
     # A surname of another type stands for the person only where the name mostly does: most of the articles that

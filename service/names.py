@@ -201,6 +201,12 @@ class NameResolver:
             hit = self._resolve(name, type_hint)
             if not strict and type_hint is not None and hit.how in {"unknown", "ambiguous"}:
                 hit = self._resolve(name, None)
+            elif type_hint is not None and hit.how == "unknown":
+                # A name the store holds under no type of its own but merged, under another type, into one name
+                # ("cerberus", typed a person by an older typing, is `cerberus capital management`): a name held as
+                # asked is found whatever its type, and so is its alias.
+                untyped = self._resolve(name, None)
+                hit = untyped if untyped.how == "alias" else hit
             # Only names the store holds are remembered: what users type that it does not know would fill the
             # cache with strings no later question needs (memory under free text stays flat).
             if hit.how != "unknown":

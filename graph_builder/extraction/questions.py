@@ -69,6 +69,7 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
     names stood in for (the first repair only); else those of the repaired parse as written; else of the repaired
     parse with the names stood in for. And the names that own a noun, `with_owners`."""
     with _parsing(model) as nlp:
+        text = detached_final_stop(nlp, text)
         doc = nlp(text)
         owners = _owners(doc) if with_owners else {}
         found = _relations(doc, True) or _relations(doc, False)
@@ -85,6 +86,18 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
         if not found and masked_doc is not None:
             found = _put_back(_repaired(nlp, masked_doc, REPAIRS[1:]), names)  # the repairs not tried above
         return found, owners
+
+
+def detached_final_stop(nlp: Language, text: str) -> str:
+    """The question with its closing full stop apart from its last word, where the tokenizer left it on a word it may
+    read as an abbreviation ("downgraded by S&P.", "against BofA."), which then names `s&p.`: a question ends with a
+    name far more often than news does. A last word with a stop inside ("U.S.") keeps it."""
+    tokens = nlp.tokenizer(text)
+    last = tokens[-1].text if len(tokens) else ""
+    if len(last) < 2 or not last.endswith(".") or "." in last[:-1]:
+        return text
+    end = tokens[-1].idx + len(last) - 1
+    return f"{text[:end]} {text[end:]}"
 
 
 def _stand_in_names(doc: Doc) -> list[_Name]:

@@ -3,8 +3,11 @@ well."""
 
 from __future__ import annotations
 
+import spacy
+
 from graph_builder.extraction import extract_text
-from graph_builder.extraction.questions import countries_by_demonym, extract_question, read_question
+from graph_builder.extraction.questions import (countries_by_demonym, detached_final_stop, extract_question,
+                                                read_question)
 
 
 def _read(text: str) -> list[tuple[object, ...]]:
@@ -101,3 +104,14 @@ def test_a_verb_hung_on_the_subject_as_its_clause_is_the_verb() -> None:
     assert [(t["subject"], t["object"]) for t in extract_text(text)] == [("carter", "chairman")]
     readings = _triples(text)
     assert readings[:2] == [("globex", "(name.1,name.2)", "baker"), ("baker", "name__(replace.1,replace.2)", "carter")]
+
+
+def test_a_question_ending_with_a_name_does_not_keep_its_full_stop_on_it() -> None:
+    nlp = spacy.blank("en")
+    assert detached_final_stop(nlp, "UniCredit was downgraded by S&P.") == "UniCredit was downgraded by S&P ."
+    assert detached_final_stop(nlp, "Obama met officials in the U.S.") == "Obama met officials in the U.S."
+    assert detached_final_stop(nlp, "Apple bought Beats.") == "Apple bought Beats."  # the tokenizer splits it
+    assert detached_final_stop(nlp, "Is it true?") == "Is it true?" and detached_final_stop(nlp, "") == ""
+    readings = extract_question("Rakoff sided with the Justice Department over using FIRREA against BofA.")
+    assert "bofa" in {r["object"] for r in readings} and "bofa." not in {r["object"] for r in readings}
+    assert {r["subject"] for r in extract_question("UniCredit and Intesa were downgraded by S&P.")} == {"s&p"}
