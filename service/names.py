@@ -58,14 +58,19 @@ MIN_CONTRACTION = 4  # letters of a one-word contraction of a company's name ("S
 MIN_PIECE = 2  # letters each of its words gives it at least
 
 
+# Words that join two names into one stored phrase the recogniser took for a name ("Feldmann and Leverkuhn"): such a
+# phrase is no full name of either.
+_JOINING_WORDS = frozenset({"and", "or"})
+
+
 def _surname(asked: Sequence[str], name: Sequence[str]) -> bool:
     """"Leon" for `richard leon`: the name's last words are the asked words."""
-    return len(name) > len(asked) and list(name[-len(asked):]) == list(asked)
+    return len(name) > len(asked) and list(name[-len(asked):]) == list(asked) and not _JOINING_WORDS & set(name)
 
 
 def _leading(asked: Sequence[str], name: Sequence[str]) -> bool:
     """"Principal Financial" for `principal financial group`: the name's first words are the asked words."""
-    return len(name) > len(asked) and list(name[:len(asked)]) == list(asked)
+    return len(name) > len(asked) and list(name[:len(asked)]) == list(asked) and not _JOINING_WORDS & set(name)
 
 
 def _spelled_initials(name: Sequence[str]) -> set[str]:

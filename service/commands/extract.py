@@ -117,8 +117,13 @@ def types(
 def entities(
     triples: Annotated[Path, typer.Argument(help="Triples dataset folder written by `egqa extract`.")],
 ) -> None:
-    """Give every entity one canonical name: legal forms, common-noun heads, short forms (run by `egqa extract` too)."""
-    with tqdm(total=len(shard_files(triples)), desc="entities", unit="shard", dynamic_ncols=True) as bar:
+    """Give every entity one canonical name: legal forms, common-noun heads, short forms (run by `egqa extract` too).
+    The names' types are given again first, as extraction gives them: a run on the pass's own output then starts from
+    the same names and types as the first (the pass retypes a surname it merges into a person)."""
+    files = shard_files(triples)
+    types_report = harmonise_types(triples)
+    typer.echo(f"types given again: {types_report.changed:,} of {types_report.mentions:,} mentions changed type")
+    with tqdm(total=len(files), desc="entities", unit="shard", dynamic_ncols=True) as bar:
         report = canonicalise(triples, progress=bar.update)
     typer.echo(_entities_line(report.to_dict()))
     typer.echo(f"aliases: {triples / ALIASES_FILE}  (the manifest records {report.version})")

@@ -95,3 +95,25 @@ def test_an_invalid_value_met_by_a_command_is_one_readable_line_and_exit_2() -> 
     result = CliRunner().invoke(app, ["check", "70000"])
     assert result.exit_code == 2
     assert result.stderr == "error: port: Input should be less than or equal to 65535\n"
+
+
+def test_entities_run_again_start_from_the_types_extraction_gave(tmp_path: Path) -> None:
+    # The pass gives a surname typed an organisation its person's type; run again, it must read the types as
+    # extracted, not its own output, and say the same.
+    import orjson
+
+    from graph_builder.triples import DATASET_MANIFEST, write_shard
+    from tests.graph_builder.test_entities import _row
+
+    folder = tmp_path / "triples"
+    folder.mkdir()
+    (folder / DATASET_MANIFEST).write_bytes(orjson.dumps({"format": "egqa.triples.v1"}))
+    rows = []
+    for k, article in enumerate("abc"):
+        rows += [_row(2 * k, article, "mario draghi", "Mario Draghi", "person", "ecb", "ECB", "organization"),
+                 _row(2 * k + 1, article, "draghi", "Draghi", "organization", "rate", "rates")]
+    write_shard(rows, folder / "part-00000.parquet")
+    first, second = egqa("entities", str(folder)), egqa("entities", str(folder))
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    assert "surname, retyped 3" in first.stdout
+    assert first.stdout.splitlines()[1:] == second.stdout.splitlines()[1:]

@@ -313,6 +313,11 @@ def test_window_rules_read_surnames_leading_words_acronyms_and_contractions() ->
     # A hyphen parts words: "Freeport" begins `freeport-mcmoran copper & gold`.
     assert window_matches("freeport", None, [NameMatch("freeport-mcmoran copper & gold", "organization", 1,
                                                        "window")]) == ("freeport-mcmoran copper & gold",)
+    # Two names the recogniser joined into one are no full name of either ("Boeing put Feldmann in charge").
+    joined = [NameMatch("feldmann and leverkuhn", "organization", 3, "window"),
+              NameMatch("scott feldmann", "person", 1, "window")]
+    assert window_matches("feldmann", None, joined) == ("scott feldmann",)
+    assert window_matches("leverkuhn", None, joined) == ()
 
 
 def test_a_common_noun_a_name_owns_is_also_asked_as_the_name(engine: ScoringEngine) -> None:
