@@ -307,7 +307,8 @@ class NameResolver:
         candidates: dict[tuple[str, str], tuple[int, str]] = {}
         for m in matches:
             rule = _PARTIAL_RULES.get(m.how)
-            if rule is not None and m.type == rule[0] and _agrees(type_hint, m.type):
+            if rule is not None and m.type == rule[0] and _agrees(type_hint, m.type) \
+                    and not _JOINING_WORDS & set(_words(m.name)):
                 candidates[(m.name, m.type)] = (m.count, rule[1])
         if not candidates:
             return None

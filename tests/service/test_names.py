@@ -23,7 +23,7 @@ from retrieval.ingest import index_dataset
 from service.app import create_app
 from retrieval.protocol import NameMatch
 from service.engine import HypothesisInput, Options, ScoringEngine
-from service.names import window_matches
+from service.names import NameResolver, window_matches
 from service.settings import Settings
 from tests.graph_builder.lm_fixtures import build_lm_graphs
 from tests.service.live import live_server
@@ -318,6 +318,8 @@ def test_window_rules_read_surnames_leading_words_acronyms_and_contractions() ->
               NameMatch("scott feldmann", "person", 1, "window")]
     assert window_matches("feldmann", None, joined) == ("scott feldmann",)
     assert window_matches("leverkuhn", None, joined) == ()
+    assert NameResolver._partial("feldmann", None, [NameMatch("feldmann and leverkuhn", "organization", 3, "prefix")]) \
+        is None
 
 
 def test_a_common_noun_a_name_owns_is_also_asked_as_the_name(engine: ScoringEngine) -> None:
