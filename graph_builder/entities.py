@@ -13,7 +13,8 @@ form, in three steps:
    of Petroleum Exporting Countries" ... "OPEC"). Only where exactly one name of the article qualifies. (v2) A
    one-word name the recogniser typed otherwise stands for the one person of that surname the article names
    before it ("Mario Draghi" ... "Draghi", typed an organisation), where the corpus shows the name mostly does so:
-   in at least MIN_RETYPED_SHARE of the articles naming it; it takes the person's type.
+   in at least MIN_RETYPED_SHARE of the articles naming it; it takes the person's type. A name written with a legal
+   form is no short form, in its article and (v4) wherever at least MIN_LEGAL_SHARE of its articles write it so.
 3. **Across the corpus**, a short form met where its article names no longer form is merged only with
    evidence: the articles that did resolve it agree on one full name (at least MIN_CORPUS_ARTICLES of them,
    that name in at least MIN_CORPUS_SHARE of them, and they are at least MIN_RESOLVED_SHARE of the articles
