@@ -317,6 +317,68 @@ def compare_scores(path: Path, baseline: str, scorers: Sequence[str] | None = No
     return result
 
 
+def compare_runs(path: Path, against: Path, scorers: Sequence[str] | None = None,
+                 resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+    """Set every scorer of one finished evaluation against the same scorer of another run on the same benchmark (a
+    build against the one before), paired: the entries joined by id, one bundle bootstrap shared by both runs.
+
+    Each run's scores count only where its own retrieval found evidence (a score without evidence is 0, as in one
+    run's metrics); the entries must be the same in both, with the same labels and bundles."""
+    rows, offered = read_scores(path)
+    other_rows, other_offered = read_scores(against)
+    wanted = list(scorers) if scorers else [s for s in offered if s in other_offered]
+    unknown = [s for s in wanted if s not in offered or s not in other_offered]
+    if unknown or not wanted:
+        raise InputError(f"no scores in both runs for {', '.join(map(repr, unknown)) or 'any scorer'}; this run holds: "
+                         f"{', '.join(offered)}; the other: {', '.join(other_offered)}")
+    if resamples < 1:
+        raise InputError("the paired comparison needs at least 1 bootstrap resample")
+    other = {r.get("id"): r for r in other_rows}
+    if None in other or len(other) != len(other_rows) or len(other) != len(rows):
+        raise InputError("the two runs must hold the same entries, each with a distinct `id`")
+    for row in rows:
+        twin = other.get(row.get("id"))
+        if twin is None or twin["label"] != row["label"] or twin["bundle_id"] != row["bundle_id"]:
+            raise InputError(f"entry {row.get('id')!r} is not in the other run with the same label and bundle: "
+                             "were both runs evaluated on the same benchmark file?")
+    labels = [int(r["label"]) for r in rows]
+    groups = [str(r["bundle_id"]) for r in rows]
+    twins = [other[r["id"]] for r in rows]
+
+    def scored(items: Sequence[dict[str, Any]], scorer: str) -> list[float]:
+        return [float(r[scorer]) if r.get("has_evidence", True) else 0.0 for r in items]
+
+    result: dict[str, Any] = {"against": str(against), "entries": len(rows), "scorers": {}}
+    for scorer in wanted:
+        mine, theirs = scored(rows, scorer), scored(twins, scorer)
+        result["scorers"][scorer] = {
+            "metrics": evaluate_scores(labels, mine, None, groups, resamples, seed),
+            "against_metrics": evaluate_scores(labels, theirs, None, groups, resamples, seed),
+            "minus_against": paired_difference(labels, mine, theirs, None, groups, resamples, seed).as_dict(),
+            "contrast": bundle_contrast(labels, mine, groups, None).as_dict(),
+            "against_contrast": bundle_contrast(labels, theirs, groups, None).as_dict(),
+        }
+    return result
+
+
+def format_run_comparison(comparison: dict[str, Any]) -> str:
+    """Return a comparison of two runs as a table: each scorer's AP_norm in both, the paired difference, and the
+    positive/negative pairs where both sides meet an edge in each."""
+    numbers = ("AP_norm [95% CI]", "other run", "- other AP_norm", "- other AUC_norm", "both sides", "both, other")
+    rows = []
+    for scorer, item in comparison["scorers"].items():
+        both = [sum(c[k] for k in ("both_positive_higher", "both_negative_higher", "both_tied"))
+                for c in (item["contrast"], item["against_contrast"])]
+        rows.append((scorer, with_interval(item["metrics"], "ap_norm"), with_interval(item["against_metrics"], "ap_norm"),
+                     _signed(item["minus_against"]["ap_norm"], item["minus_against"]["ap_norm_ci"]),
+                     _signed(item["minus_against"]["auc_norm"], item["minus_against"]["auc_norm_ci"]), *both))
+    boot = next(iter(comparison["scorers"].values()))["minus_against"]["bootstrap"]
+    return "\n".join([render(table(("scorer", *numbers), right=numbers, rows=rows)),
+                      f"(percent; differences are this run minus {comparison['against']}, scorer by scorer, on the same "
+                      f"{boot['resamples']} resamples of {boot['units']} bundles, seed {boot['seed']}; each run's scores "
+                      "count only where it found evidence. Both sides: positive/negative pairs where both score above 0)"])
+
+
 def _signed(value: float, ci: Sequence[float]) -> str:
     def one(v: float) -> str:
         text = f"{100 * v:+.1f}"

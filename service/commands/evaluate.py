@@ -10,7 +10,8 @@ import typer
 from tqdm import tqdm
 
 from benchmark.build import read_jsonl
-from service.evaluate import EvalConfig, compare_scores, evaluate, format_comparison, format_table
+from service.evaluate import (EvalConfig, compare_runs, compare_scores, evaluate, format_comparison,
+                              format_run_comparison, format_table)
 
 
 def evaluate_cli(
@@ -46,10 +47,14 @@ def compare_cli(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap draws.")] = 0,
     out: Annotated[Path | None, typer.Option("--out", help="Also write the comparison to this JSON file.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    against: Annotated[Path | None, typer.Option(
+        help="Another `egqa evaluate` run on the same benchmark (a build against the one before): set each scorer "
+             "against the same scorer there, paired, instead of against --baseline.")] = None,
 ) -> None:
     """Compare scorers of a finished evaluation: paired differences with 95% intervals, bundle by bundle."""
     wanted = [s.strip() for s in scorer.split(",") if s.strip()] if scorer else None
-    comparison = compare_scores(scores, baseline, wanted, resamples, seed)
+    comparison = compare_runs(scores, against, wanted, resamples, seed) if against is not None \
+        else compare_scores(scores, baseline, wanted, resamples, seed)
     document = orjson.dumps(comparison, option=orjson.OPT_INDENT_2)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +62,7 @@ def compare_cli(
     if as_json:
         typer.echo(document.decode())
         return
-    typer.echo(format_comparison(comparison))
+    typer.echo(format_run_comparison(comparison) if against is not None else format_comparison(comparison))
     if out is not None:
         typer.echo(f"comparison: {out}")
 

@@ -14,7 +14,8 @@ import pytest
 from benchmark.metrics import evaluate_scores
 from graph_builder.errors import InputError, StoreError
 from graph_builder.triples import read_triples
-from service.evaluate import PARTIAL, EvalConfig, compare_scores, evaluate, format_comparison, format_table
+from service.evaluate import (PARTIAL, EvalConfig, compare_runs, compare_scores, evaluate, format_comparison,
+                              format_run_comparison, format_table)
 from service.demo import free_port
 from service.settings import Settings
 
@@ -272,3 +273,39 @@ def test_a_combination_fitted_on_one_run_scores_over_http_as_fitted(server: str,
                                        "binc,lin"])
     assert missing.exit_code == 2
     assert "no scores for lin" in missing.output and "egqa evaluate ... --scorer binc,lin" in missing.output
+
+
+def _run(folder: Path, rows: list[dict[str, Any]]) -> Path:
+    folder.mkdir()
+    (folder / "scores.jsonl").write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
+    return folder
+
+
+def test_compare_sets_a_run_against_another_run_of_the_same_benchmark(tmp_path: Path) -> None:
+    entries = [("a", "b1", 1), ("b", "b1", 0), ("c", "b2", 1), ("d", "b2", 0)]
+    mine = _run(tmp_path / "new", [{"id": i, "bundle_id": b, "label": y, "has_evidence": True, "binc": s}
+                                   for (i, b, y), s in zip(entries, [0.9, 0.1, 0.2, 0.8], strict=True)])
+    # The other run scored entry c high without evidence: it counts as 0 there, as in that run's own metrics.
+    theirs = _run(tmp_path / "old", [{"id": i, "bundle_id": b, "label": y, "has_evidence": i != "c", "binc": s}
+                                     for (i, b, y), s in zip(entries, [0.9, 0.1, 0.9, 0.8], strict=True)])
+    labels = [y for _, _, y in entries]
+    comparison = compare_runs(mine, theirs, resamples=50)
+    item = comparison["scorers"]["binc"]
+    expected_mine = evaluate_scores(labels, [0.9, 0.1, 0.2, 0.8], None, ["b1", "b1", "b2", "b2"], 50)["ap_norm"]
+    expected_theirs = evaluate_scores(labels, [0.9, 0.1, 0.0, 0.8], None, ["b1", "b1", "b2", "b2"], 50)["ap_norm"]
+    assert item["metrics"]["ap_norm"] == pytest.approx(expected_mine)
+    assert item["against_metrics"]["ap_norm"] == pytest.approx(expected_theirs)
+    assert item["minus_against"]["ap_norm"] == pytest.approx(expected_mine - expected_theirs)
+    assert expected_mine > expected_theirs  # c ranked above nothing there, above b here
+    assert compare_runs(mine, mine, resamples=50)["scorers"]["binc"]["minus_against"]["ap_norm_ci"] == [0.0, 0.0]
+    lines = format_run_comparison(comparison).splitlines()
+    assert lines[0].split()[:2] == ["scorer", "AP_norm"] and lines[1].startswith("binc")
+    # Another benchmark's run is refused, as is a scorer the other run lacks.
+    other = _run(tmp_path / "other", [{"id": "z", "bundle_id": "b1", "label": 1, "binc": 0.5},
+                                      {"id": "y", "bundle_id": "b1", "label": 0, "binc": 0.5},
+                                      {"id": "x", "bundle_id": "b2", "label": 1, "binc": 0.5},
+                                      {"id": "w", "bundle_id": "b2", "label": 0, "binc": 0.5}])
+    with pytest.raises(InputError, match="same benchmark file"):
+        compare_runs(mine, other)
+    with pytest.raises(InputError, match="no scores in both runs for 'lin'"):
+        compare_runs(mine, theirs, ["lin"])
