@@ -41,10 +41,7 @@ def ask(url: str, out: Path, scorer: str, api_key: str | None = None) -> None:
     for path in question_files():
         for run, chosen in zip(RUNS, (None, scorer), strict=True):
             results = ask_questions(read_questions(path), url, chosen, api_key)
-            document = {"totals": summary(results), "answers": [
-                {"id": r.question.id, "text": r.question.text, "date": r.question.date.isoformat(),
-                 "expected": r.question.expected, "answer": r.answer, "right": r.right, "evidence": r.evidence,
-                 "score": r.score, "names": list(r.names), "error": r.error} for r in results]}
+            document = {"totals": summary(results), "answers": [r.to_dict() for r in results]}
             (out / f"{path.stem}-{run}.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
             totals = document["totals"]
             print(f"{path.stem:<18} {run:<8} right {totals['right']} of {totals['questions']}")

@@ -46,6 +46,13 @@ class QuestionResult:
         """Whether the answer is the expected one."""
         return self.answer == self.question.expected
 
+    def to_dict(self) -> dict[str, object]:
+        """The question and what the service said, as `egqa benchmark questions --json` prints each answer."""
+        q = self.question
+        return {"id": q.id, "text": q.text, "date": q.date.isoformat(), "expected": q.expected, "answer": self.answer,
+                "right": self.right, "evidence": self.evidence, "score": self.score, "names": list(self.names),
+                "error": self.error}
+
 
 def read_questions(path: Path) -> list[Question]:
     """Read a question file; a line without `text`, `date` or a boolean `expected` is an error naming it."""

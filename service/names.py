@@ -63,14 +63,19 @@ MIN_PIECE = 2  # letters each of its words gives it at least
 _JOINING_WORDS = frozenset({"and", "or"})
 
 
+def _joins_names(name: Sequence[str]) -> bool:
+    """A stored name's words join two names ("feldmann and leverkuhn")."""
+    return not _JOINING_WORDS.isdisjoint(name)
+
+
 def _surname(asked: Sequence[str], name: Sequence[str]) -> bool:
     """"Leon" for `richard leon`: the name's last words are the asked words."""
-    return len(name) > len(asked) and list(name[-len(asked):]) == list(asked) and not _JOINING_WORDS & set(name)
+    return len(name) > len(asked) and list(name[-len(asked):]) == list(asked) and not _joins_names(name)
 
 
 def _leading(asked: Sequence[str], name: Sequence[str]) -> bool:
     """"Principal Financial" for `principal financial group`: the name's first words are the asked words."""
-    return len(name) > len(asked) and list(name[:len(asked)]) == list(asked) and not _JOINING_WORDS & set(name)
+    return len(name) > len(asked) and list(name[:len(asked)]) == list(asked) and not _joins_names(name)
 
 
 def _spelled_initials(name: Sequence[str]) -> set[str]:
@@ -308,7 +313,7 @@ class NameResolver:
         for m in matches:
             rule = _PARTIAL_RULES.get(m.how)
             if rule is not None and m.type == rule[0] and _agrees(type_hint, m.type) \
-                    and not _JOINING_WORDS & set(_words(m.name)):
+                    and not _joins_names(_words(m.name)):
                 candidates[(m.name, m.type)] = (m.count, rule[1])
         if not candidates:
             return None

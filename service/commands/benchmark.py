@@ -159,11 +159,8 @@ def questions(
     results = ask_questions(read_questions(path), url, scorer, api_key)
     totals = summary(results)
     if as_json:
-        typer.echo(orjson.dumps({"totals": totals, "answers": [
-            {"id": r.question.id, "text": r.question.text, "date": r.question.date.isoformat(),
-             "expected": r.question.expected, "answer": r.answer, "right": r.right, "evidence": r.evidence,
-             "score": r.score, "names": list(r.names), "error": r.error} for r in results]},
-            option=orjson.OPT_INDENT_2).decode())
+        typer.echo(orjson.dumps({"totals": totals, "answers": [r.to_dict() for r in results]},
+                                option=orjson.OPT_INDENT_2).decode())
         return
     for r in results:
         mark = "right" if r.right else "WRONG"
