@@ -12,10 +12,10 @@ from graph_builder.extraction.slots import (
 )
 from graph_builder.extraction.words import (
     AGENT_NOUNS, AGENT_NOUN_ENDINGS, AMOUNT_LABELS, APPOINTING_VERBS, CHANGE_VERBS, COMPARISON_PREPOSITIONS,
-    FRAMING_PREPOSITIONS, HOLDING_NOUNS, LEVEL_PREPOSITIONS, LIGHT_VERBS, NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES,
-    PLACE_LABELS, PLACE_PREPOSITIONS, RANK_WORDS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS,
-    SUBORDINATING_PREPOSITIONS,
-    UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
+    DIRECTION_ADVERBS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, INTRANSITIVE_VERBS, LEVEL_PREPOSITIONS, LIGHT_VERBS,
+    NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RANK_WORDS, RECEIVER_VERBS,
+    REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS, SUBORDINATING_PREPOSITIONS, UNREALISED_MODIFIERS,
+    UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
 )
 
 
@@ -123,10 +123,16 @@ def verb_frame(verb: Token) -> Frame | None:
     if lemma is None:
         return None
     particles = [c for c in verb.children if c.dep_ == "prt" and clean_lemma(c)]
-    for particle in particles:
+    direction = direction_adverb(verb)
+    for particle in sorted([*particles, *([direction] if direction is not None else [])], key=lambda t: t.i):
         lemma = f"{lemma}.{clean_lemma(particle)}"
     frame = Frame(lemma, verb, passive=is_passive(verb))
     frame.words.update([verb, *particles])
+    if direction is not None:
+        frame.words.add(direction)
+        for prep in direction.children:
+            if prep.dep_ == "prep" and prep.pos_ == "ADP":
+                frame.slots += prep_slots(prep)
     nor = nor_denial(verb)
     if nor is not None:
         frame.negations += 1
@@ -206,6 +212,26 @@ def verb_frame(verb: Token) -> Frame | None:
         reports = verb.dep_ == "parataxis" or any(c.dep_ in {"ccomp", "parataxis"} for c in verb.children)
         frame.slots = [s for s in frame.slots if _reporting_slot_kept(s, lemma, reports)]
     return frame
+
+
+def direction_adverb(verb: Token) -> Token | None:
+    """An adverb of direction right after the verb (only adverbs between) that the verb's phrase hangs on or that
+    ends where a phrase of the verb starts: the parser reads "walked away from the bid" as away -> from, and "pulled
+    out of the talks" as out -> of, where the particle and its phrase belong to the verb. Not after a reporting verb or
+    a verb of rise and fall, where "ahead of" tells when ("said ahead of a summit", "rose ahead of the results")."""
+    base = clean_lemma(verb)
+    if base in REPORTING_VERBS or base in INTRANSITIVE_VERBS:
+        return None
+    for child in verb.children:
+        if child.lower_ not in DIRECTION_ADVERBS or child.dep_ not in {"advmod", "prep"} or child.i <= verb.i:
+            continue
+        if any(t.pos_ != "ADV" for t in verb.doc[verb.i + 1:child.i]):
+            continue
+        own_phrase = any(c.dep_ == "prep" and c.pos_ == "ADP" for c in child.children)
+        verbs_phrase = any(c.dep_ == "prep" and c.i == child.i + 1 for c in verb.children)
+        if own_phrase or (child.dep_ == "advmod" and verbs_phrase):
+            return child
+    return None
 
 
 def _reporting_slot_kept(slot: Slot, lemma: str, reports: bool) -> bool:

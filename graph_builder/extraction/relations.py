@@ -106,7 +106,7 @@ def condition_of(token: Token) -> Token | None:
     """The "if" or "unless" that makes `token`'s clause, or a clause it is embedded in, a condition, or None: "China
     threatened to retaliate if the EU pushes ahead with the investigation" -> if for push; "if the jury determines
     Samsung violated Apple's patents" -> if for violate. The sentence does not state a condition's relation; it keeps
-    the word as its controller, as a modal does (`if__(push.1,push.with.2)`). The clause the condition qualifies
+    the word as its controller, as a modal does (`if__(push.ahead.1,push.ahead.with.2)`). The clause the condition
     ("China threatened to retaliate") is stated."""
     for t in _clauses_up(token):
         if t.dep_ == "advcl":

@@ -811,7 +811,7 @@ def test_a_prediction_not_denied_keeps_its_act_unnegated() -> None:
     ("Conventional wisdom suggests that if Romney defeats President Barack Obama, he will cut taxes.",
      ("romney", "(defeat.1,defeat.2)", "barack obama"), ("romney", "if__(defeat.1,defeat.2)", "barack obama")),
     ("China has threatened to retaliate if the EU pushes ahead with the investigation.",
-     ("eu", "(push.1,push.with.2)", "investigation"), ("eu", "if__(push.1,push.with.2)", "investigation")),
+     ("eu", "(push.ahead.1,push.ahead.with.2)", "investigation"), ("eu", "if__(push.ahead.1,push.ahead.with.2)", "investigation")),
     ("The bank could fail unless the Senate approves the nomination of Fred Hochberg.",
      ("senate", "(approve.1,approve.2)", "nomination"), ("senate", "unless__(approve.1,approve.2)", "nomination")),
     # a condition's modal and complements stay inside it
@@ -947,3 +947,28 @@ def test_a_level_reached_is_no_participant(sentence: str, kept: tuple[str, str, 
 ])
 def test_other_to_phrases_stay_participants(sentence: str, expected: tuple[str, str, str]) -> None:
     assert expected in _triples(sentence)
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # extractor v23: an adverb of direction the parser hangs the verb's phrase on is the verb's particle
+    ("Microsoft walked away from Yahoo.", ("microsoft", "(walk.away.1,walk.away.from.2)", "yahoo")),
+    ("Pfizer pulled out of Wyeth.", ("pfizer", "(pull.out.1,pull.out.of.2)", "wyeth")),
+    ("Nokia went back to Microsoft.", ("nokia", "(go.back.1,go.back.to.2)", "microsoft")),
+    ("Britain pulled back from the European Union.", ("britain", "(pull.back.1,pull.back.from.2)", "european union")),
+    # or that ends where the verb's own phrase starts; adverbs between are allowed
+    ("Exxon moved ahead with the purchase of XTO.", ("exxon", "(move.ahead.1,move.ahead.with.2)", "purchase")),
+    ("Apple moved quickly ahead with its suit against Samsung.", ("apple", "(move.ahead.1,move.ahead.with.2)", "suit")),
+])
+def test_an_adverb_of_direction_is_the_verbs_particle(sentence: str, expected: tuple[str, str, str]) -> None:
+    triples = _triples(sentence)
+    assert expected in triples
+    # the phrase is not read without the adverb, nor lost
+    bare = expected[1].replace(f".{expected[1].split('.')[1]}", "", 1)
+    assert not any(t[1] == bare for t in triples)
+
+
+def test_an_adverb_of_time_is_no_particle() -> None:
+    # "said back in 2010": the adverb's phrase is a date, and the verb keeps its lemma
+    triples = _triples("Obama said back in 2010 that Iran would comply with Russia.")
+    assert ("iran", "(comply.1,comply.with.2)", "russia") in triples
+    assert not any(".back" in t[1] for t in triples)
