@@ -115,3 +115,12 @@ def test_a_question_ending_with_a_name_does_not_keep_its_full_stop_on_it() -> No
     readings = extract_question("Rakoff sided with the Justice Department over using FIRREA against BofA.")
     assert "bofa" in {r["object"] for r in readings} and "bofa." not in {r["object"] for r in readings}
     assert {r["subject"] for r in extract_question("UniCredit and Intesa were downgraded by S&P.")} == {"s&p"}
+
+
+def test_a_question_reads_an_adverb_of_direction_as_the_stored_news_does() -> None:
+    # extractor v23: "walked away from" and "pulling out of" are read in questions by the rules of the corpus
+    assert ("state street", "(walk.away.1,walk.away.from.2)", "auction") in _triples(
+        "State Street walked away from the auction.")
+    assert ("american airlines", "(go.back.1,go.back.to.2)", "bargaining table") in _triples(
+        "American Airlines and its pilots went back to the bargaining table.")
+    assert ("avon", "(pull.out.1,pull.out.of.2)", "ireland") in _triples("Avon is pulling out of Ireland.")
