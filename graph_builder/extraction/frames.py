@@ -234,6 +234,17 @@ def direction_adverb(verb: Token) -> Token | None:
     return None
 
 
+def phrase_verb(prep: Token) -> Token:
+    """The verb a preposition's phrase belongs to: its head, or the verb whose adverb of direction it hangs on
+    ("backed away from buying Yahoo": from -> away -> backed)."""
+    above = prep.head
+    if above.dep_ in {"advmod", "prep"} and above.head.i != above.i:
+        adverb = direction_adverb(above.head)
+        if adverb is not None and adverb.i == above.i:
+            return above.head
+    return above
+
+
 def _reporting_slot_kept(slot: Slot, lemma: str, reports: bool) -> bool:
     """"X said in a statement": a reporting verb keeps its subject and object, and of its prepositions only named
     participants; beside a reported clause or quote only where it was said ("Olsson said, of the takeover by Geely,

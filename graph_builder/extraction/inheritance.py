@@ -5,7 +5,7 @@ from __future__ import annotations
 from spacy.tokens import Token
 
 from graph_builder.extraction.arguments import Argument, argument_of
-from graph_builder.extraction.frames import Frame, negating_determiner
+from graph_builder.extraction.frames import Frame, negating_determiner, phrase_verb
 from graph_builder.extraction.slots import Slot, slots_for, with_conjuncts
 from graph_builder.extraction.words import (
     COPULA_LEMMAS, GERUND_PREPOSITIONS, INTENT_NOUNS, INTRANSITIVE_VERBS, JUDGING_VERBS, LISTING_PARTICIPLES,
@@ -56,7 +56,7 @@ def inherit(frame: Frame, frames: dict[int, Frame]) -> None:
         frame.negations += sum(1 for c in (*adjective.children, *adjective.head.children) if c.dep_ == "neg")
         frame.words |= {adjective, *(c for c in verb.children if c.dep_ == "aux")}
     elif verb.dep_ == "pcomp" and verb.tag_ == "VBG" and not has_subject and verb.head.dep_ == "prep" \
-            and verb.head.lower_ in GERUND_PREPOSITIONS and (head := frames.get(verb.head.head.i)) is not None:
+            and verb.head.lower_ in GERUND_PREPOSITIONS and (head := frames.get(phrase_verb(verb.head).i)) is not None:
         _gerund_subject(frame, verb, head)
     elif verb.dep_ == "xcomp" and not has_subject and head is not None and head.head.pos_ in {"VERB", "AUX"}:
         reported = head.lemma in REPORTING_VERBS - {"tell"}

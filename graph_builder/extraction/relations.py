@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from spacy.tokens import Span, Token
 
 from graph_builder.extraction.frames import (
-    Frame, apposition_frames, copula_frames, negating_determiner, nominal_frames, title_frames, verb_frame,
+    Frame, apposition_frames, copula_frames, negating_determiner, nominal_frames, phrase_verb, title_frames, verb_frame,
 )
 from graph_builder.extraction.inheritance import has_to, inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
@@ -139,7 +139,7 @@ def modal_of(token: Token) -> Token | None:
             return None if denied and modal.lower_ == "could" else modal
         purpose = t.dep_ == "advcl" and has_to(t)
         if not auxiliaries and _gerund_of_verb(t):
-            t = t.head.head
+            t = phrase_verb(t.head)
             continue
         if auxiliaries or (t.dep_ not in {"xcomp", "conj"} and not purpose) or t.head.i == t.i \
                 or t.head.pos_ not in {"VERB", "AUX"}:
@@ -154,7 +154,7 @@ def _clauses_up(token: Token) -> Iterator[Token]:
     while True:
         yield t
         if _gerund_of_verb(t):  # "even if Europe succeeds in restoring confidence": restoring is in the if-clause
-            t = t.head.head
+            t = phrase_verb(t.head)
             continue
         if t.dep_ not in CLAUSE_DEPS or t.head.i == t.i:
             return
@@ -162,9 +162,12 @@ def _clauses_up(token: Token) -> Iterator[Token]:
 
 
 def _gerund_of_verb(t: Token) -> bool:
-    """A gerund after a preposition of a verb ("succeeds in restoring", "could help by offering"): in its clause."""
-    return t.dep_ == "pcomp" and t.head.dep_ == "prep" and t.head.head.pos_ in {"VERB", "AUX"} \
-        and t.head.head.i != t.head.i
+    """A gerund after a preposition of a verb ("succeeds in restoring", "could help by offering", "backed away from
+    buying"): in its clause."""
+    if t.dep_ != "pcomp" or t.head.dep_ != "prep":
+        return False
+    verb = phrase_verb(t.head)
+    return verb.pos_ in {"VERB", "AUX"} and verb.i != t.head.i
 
 
 def _depth(token: Token) -> int:

@@ -972,3 +972,17 @@ def test_an_adverb_of_time_is_no_particle() -> None:
     triples = _triples("Obama said back in 2010 that Iran would comply with Russia.")
     assert ("iran", "(comply.1,comply.with.2)", "russia") in triples
     assert not any(".back" in t[1] for t in triples)
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # extractor v24: a gerund after the phrase of an adverb of direction is controlled by the verb, as one after
+    # the verb's own phrase is ("succeeded in buying")
+    ("Microsoft backed away from buying Yahoo.", ("microsoft", "back.away__(buy.1,buy.2)", "yahoo")),
+    ("Microsoft did not walk away from buying Yahoo.", ("microsoft", "NEG__walk.away__(buy.1,buy.2)", "yahoo")),
+    ("Microsoft could walk away from buying Yahoo.", ("microsoft", "could__walk.away__(buy.1,buy.2)", "yahoo")),
+    ("Nokia would buy Yahoo if Google walked away from bidding for Nokia.",
+     ("google", "if__walk.away__(bid.1,bid.for.2)", "nokia")),
+])
+def test_a_gerund_after_an_adverb_of_direction_is_controlled_by_the_verb(
+        sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
