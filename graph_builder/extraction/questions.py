@@ -72,7 +72,7 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
         text = detached_final_stop(nlp, text)
         doc = nlp(text)
         owners = _owners(doc) if with_owners else {}
-        found = _relations(doc, True) or _relations(doc, False)
+        found = _with_unrecognised_names(_relations(doc, True), _relations(doc, False))
         if found and _root_is_noun(doc):
             found = _repaired(nlp, doc, ROOT_REPAIRS) or found  # no verb at the root: its readings are side ones
         if found:
@@ -133,6 +133,18 @@ def _put_back(found: list[dict[str, object]], names: list[_Name]) -> list[dict[s
         if t["subject"] != t["object"]:
             out.append(t)
     return out
+
+
+def _with_unrecognised_names(named: list[dict[str, object]],
+                             every: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The readings with a recognised name, then those a name the recogniser missed gives, written with a capital
+    ("Avon is pulling out of Ireland and cutting 400 jobs": Avon / Ireland, and Avon / jobs, which the news
+    extraction drops as it names no entity); every reading where none has a recognised name."""
+    if not named:
+        return every
+    seen = {(r["subject"], r["predicate"], r["object"]) for r in named}
+    return named + [r for r in every if (r["subject"], r["predicate"], r["object"]) not in seen
+                    and any(str(r[f"{side}_text"])[:1].isupper() for side in ("subject", "object"))]
 
 
 def _relations(doc: Doc, require_entity: bool) -> list[dict[str, object]]:

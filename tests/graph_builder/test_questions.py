@@ -124,3 +124,12 @@ def test_a_question_reads_an_adverb_of_direction_as_the_stored_news_does() -> No
     assert ("american airlines", "(go.back.1,go.back.to.2)", "bargaining table") in _triples(
         "American Airlines and its pilots went back to the bargaining table.")
     assert ("avon", "(pull.out.1,pull.out.of.2)", "ireland") in _triples("Avon is pulling out of Ireland.")
+
+
+def test_a_name_the_recogniser_missed_keeps_its_reading_beside_a_recognised_ones() -> None:
+    # "Avon" is no entity to the recogniser, "Ireland" is: the news extraction keeps Avon / Ireland only, and a
+    # question reads Avon / jobs as well; a reading of common nouns alone is not added ("union" / "plan").
+    readings = _triples("Avon is pulling out of Ireland and cutting more than 400 jobs.")
+    assert readings[0] == ("avon", "(pull.out.1,pull.out.of.2)", "ireland")
+    assert ("avon", "(cut.1,cut.2)", "job") in readings
+    assert _triples("Ford cut 400 jobs and the union rejected the plan.") == [("ford", "(cut.1,cut.2)", "job")]
