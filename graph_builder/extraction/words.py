@@ -244,12 +244,13 @@ ALTERNATIVE_MARKERS = frozenset({("rather", "than"), ("instead", "of")})
 # Nouns whose to-phrase measures against a price: "sold stock at a discount to Monday's prices" sold nothing to the
 # prices.
 PRICE_GAP_NOUNS = frozenset({"discount", "premium"})
-# Words that open a clause as well as a phrase, which the parser may read as a preposition before the clause's
-# subject ("as a housing slump takes a toll").
 # Adverbs of direction the parser hangs a verb's phrase on, read as the verb's particle: "walked away from the bid"
-# (walk.away.1,walk.away.from.2), "went back to the table", "pulled out of the talks", "moved ahead with the sale" ("along with" joins two participants: no particle).
+# (walk.away.1,walk.away.from.2), "went back to the table", "pulled out of the talks", "moved ahead with the sale"
+# ("along with" joins two participants: no particle).
 DIRECTION_ADVERBS = frozenset({"away", "back", "ahead", "out", "forward"})
 
+# Words that open a clause as well as a phrase, which the parser may read as a preposition before the clause's
+# subject ("as a housing slump takes a toll").
 SUBORDINATING_PREPOSITIONS = frozenset({"as", "after", "before", "since", "until", "while", "because", "though"})
 # Nouns that name an act and so take their own by-agent ("approve a request by Obama", "matching a move by
 # Continental"), beside the event nouns of NOMINAL_VERBS and nouns ending like a verb's noun (-tion, -ment, ...).

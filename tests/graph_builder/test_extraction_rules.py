@@ -811,7 +811,8 @@ def test_a_prediction_not_denied_keeps_its_act_unnegated() -> None:
     ("Conventional wisdom suggests that if Romney defeats President Barack Obama, he will cut taxes.",
      ("romney", "(defeat.1,defeat.2)", "barack obama"), ("romney", "if__(defeat.1,defeat.2)", "barack obama")),
     ("China has threatened to retaliate if the EU pushes ahead with the investigation.",
-     ("eu", "(push.ahead.1,push.ahead.with.2)", "investigation"), ("eu", "if__(push.ahead.1,push.ahead.with.2)", "investigation")),
+     ("eu", "(push.ahead.1,push.ahead.with.2)", "investigation"),
+     ("eu", "if__(push.ahead.1,push.ahead.with.2)", "investigation")),
     ("The bank could fail unless the Senate approves the nomination of Fred Hochberg.",
      ("senate", "(approve.1,approve.2)", "nomination"), ("senate", "unless__(approve.1,approve.2)", "nomination")),
     # a condition's modal and complements stay inside it
