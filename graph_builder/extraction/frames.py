@@ -219,9 +219,6 @@ def direction_adverb(verb: Token) -> Token | None:
     ends where a phrase of the verb starts: the parser reads "walked away from the bid" as away -> from, and "pulled
     out of the talks" as out -> of, where the particle and its phrase belong to the verb. Not after a reporting verb or
     a verb of rise and fall, where "ahead of" tells when ("said ahead of a summit", "rose ahead of the results")."""
-    base = clean_lemma(verb)
-    if base in REPORTING_VERBS or base in INTRANSITIVE_VERBS:
-        return None
     for child in verb.children:
         if child.lower_ not in DIRECTION_ADVERBS or child.dep_ not in {"advmod", "prep"} or child.i <= verb.i:
             continue
@@ -230,7 +227,9 @@ def direction_adverb(verb: Token) -> Token | None:
         own_phrase = any(c.dep_ == "prep" and c.pos_ == "ADP" for c in child.children)
         verbs_phrase = any(c.dep_ == "prep" and c.i == child.i + 1 for c in verb.children)
         if own_phrase or (child.dep_ == "advmod" and verbs_phrase):
-            return child
+            # the verb's lemma only where an adverb qualifies: most verbs have none
+            base = clean_lemma(verb)
+            return None if base in REPORTING_VERBS or base in INTRANSITIVE_VERBS else child
     return None
 
 
