@@ -36,6 +36,7 @@ from graph_builder.graphs.roles import reciprocal
 
 GRAPH_FORMAT = "egqa.graph.v1"
 GRAPHSET_FORMAT = "egqa.graphset.v1"
+UNTYPED_SET = "untyped"  # the folder of a graph set's untyped set (`egqa graph build --untyped`), inside the set
 IMPORT_VERSIONS = ("import.hosseini.v1", "import.berant.v1")
 READABLE_VERSIONS: tuple[str, ...] = (*MEASURE_VERSIONS.values(), *IMPORT_VERSIONS)
 CSR_FILES = ("data", "indices", "indptr")

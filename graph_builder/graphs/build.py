@@ -27,8 +27,8 @@ from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.extras import require
-from graph_builder.graphs.artefacts import StagingDir, check_graph_name, write_graph, write_graphset, write_measure
-from graph_builder.graphs.counts import (COUNT_COLUMNS, Counts, CountParams, GraphCounts,
+from graph_builder.graphs.artefacts import UNTYPED_SET, StagingDir, check_graph_name, write_graph, write_graphset, write_measure
+from graph_builder.graphs.counts import (COUNT_COLUMNS, UNTYPED, Counts, CountParams, GraphCounts,
                                          merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.generality import write_generality
 from graph_builder.graphs.spill import CountSpill
@@ -72,6 +72,7 @@ class BuildParams:
     min_shared_features: int = 1  # clean measures: an edge needs this many shared argument pairs that count
     measures: tuple[str, ...] = ("binc", "weeds", "lin", "cos", "binc_clean", "global")
     splits: tuple[str, ...] | None = None  # keep only triples of these corpus splits (e.g. the induction period)
+    untyped: bool = False  # every argument counted as UNTYPED: one graph over all type pairs (the untyped backoff)
     global_step: GlobalParams = GlobalParams()
     completion: CompletionParams = CompletionParams()  # link prediction before the `_lp` measures
     block_rows: int = 2048
@@ -131,35 +132,47 @@ class BuildSummary:
     nodes: int
     edges: dict[str, int] = field(default_factory=dict)
     per_graph: list[dict[str, Any]] = field(default_factory=list)
+    untyped: BuildSummary | None = None  # the untyped set built beside it (`with_untyped`)
 
 
-def read_shard(path: str, splits: tuple[str, ...] | None = None) -> pa.Table:
-    """Read the counting columns of one triples shard, keeping only rows of `splits` when given."""
+def without_types(table: pa.Table) -> pa.Table:
+    """The counting columns with every argument's type replaced by UNTYPED."""
+    for column in ("subj_type", "obj_type"):
+        at = table.schema.get_field_index(column)
+        table = table.set_column(at, column, pa.array([UNTYPED] * table.num_rows, type=table.schema.field(at).type))
+    return table
+
+
+def read_shard(path: str, splits: tuple[str, ...] | None = None, untyped: bool = False) -> pa.Table:
+    """Read the counting columns of one triples shard, keeping only rows of `splits` when given, every type
+    replaced by UNTYPED when `untyped`."""
     if splits is None:
-        return pq.read_table(path, columns=COUNT_COLUMNS)
-    table = pq.read_table(path, columns=[*COUNT_COLUMNS, "split"])
-    return table.filter(pc.is_in(table["split"], pa.array(list(splits)))).select(COUNT_COLUMNS)
+        table = pq.read_table(path, columns=COUNT_COLUMNS)
+    else:
+        table = pq.read_table(path, columns=[*COUNT_COLUMNS, "split"])
+        table = table.filter(pc.is_in(table["split"], pa.array(list(splits)))).select(COUNT_COLUMNS)
+    return without_types(table) if untyped else table
 
 
-def shard_counts(path: str, splits: tuple[str, ...] | None = None) -> tuple[Counts, int]:
+def shard_counts(path: str, splits: tuple[str, ...] | None = None, untyped: bool = False) -> tuple[Counts, int]:
     """Read one triples shard and return its partial counts and rows used."""
-    table = read_shard(path, splits)
+    table = read_shard(path, splits, untyped)
     return partial_counts(table), table.num_rows
 
 
 def count_triples(triples: Path, scheduler: str | None = None, progress: bool = True,
-                  splits: tuple[str, ...] | None = None) -> tuple[Counts, int]:
+                  splits: tuple[str, ...] | None = None, untyped: bool = False) -> tuple[Counts, int]:
     """Aggregate counts over all shards in memory, locally or on a Dask scheduler; return counts and triples used.
 
     The in-memory reference of `spilled_counts` (what builds use): its memory follows the input."""
     files = [str(f) for f in shard_files(triples)]
     if scheduler is None:
-        results = [shard_counts(f, splits)
+        results = [shard_counts(f, splits, untyped)
                    for f in tqdm(files, desc="counting shards", unit="shard", disable=not progress)]
         return merge_counts([r[0] for r in results]), sum(r[1] for r in results)
     parts = []
     total = 0
-    for part, rows in _dask_shard_counts(files, scheduler, splits, progress):
+    for part, rows in _dask_shard_counts(files, scheduler, splits, progress, untyped):
         parts.append(part)
         total += rows
     # Merge order does not matter: sums are exact integers and matrix order comes from string ranks.
@@ -167,13 +180,14 @@ def count_triples(triples: Path, scheduler: str | None = None, progress: bool = 
 
 
 def _dask_shard_counts(files: list[str], scheduler: str, splits: tuple[str, ...] | None,
-                       progress: bool) -> Iterator[tuple[Counts, int]]:
+                       progress: bool, untyped: bool = False) -> Iterator[tuple[Counts, int]]:
     distributed = require("cluster", "dask.distributed", "graph counting on a Dask cluster (--scheduler)")
     Client, as_completed = distributed.Client, distributed.as_completed
 
     with Client(scheduler) as client:
         # Workers run in folders of their own and read each shard by its absolute path.
-        futures = client.map(shard_counts, [os.path.abspath(f) for f in files], splits=splits, pure=False)
+        futures = client.map(shard_counts, [os.path.abspath(f) for f in files], splits=splits, untyped=untyped,
+                             pure=False)
         for future in tqdm(as_completed(futures), total=len(futures), desc="counting shards (dask)",
                            unit="shard", disable=not progress):
             yield future.result()
@@ -185,15 +199,16 @@ def input_rows(triples: Path) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in shard_files(triples))
 
 
-def read_chunks(path: str, rows: int, splits: tuple[str, ...] | None = None) -> Iterator[tuple[pa.Table, int]]:
-    """Yield a triples shard's counting columns `rows` rows at a time (only rows of `splits` when given),
-    each with the number of rows read."""
+def read_chunks(path: str, rows: int, splits: tuple[str, ...] | None = None,
+                untyped: bool = False) -> Iterator[tuple[pa.Table, int]]:
+    """Yield a triples shard's counting columns `rows` rows at a time (only rows of `splits` when given, every
+    type replaced by UNTYPED when `untyped`), each with the number of rows read."""
     columns = COUNT_COLUMNS if splits is None else [*COUNT_COLUMNS, "split"]
     for batch in pq.ParquetFile(path).iter_batches(batch_size=rows, columns=columns):
         table = pa.Table.from_batches([batch])
         if splits is not None:
             table = table.filter(pc.is_in(table["split"], pa.array(list(splits)))).select(COUNT_COLUMNS)
-        yield table, batch.num_rows
+        yield (without_types(table) if untyped else table), batch.num_rows
 
 
 def _ipc(table: pa.Table) -> pa.Buffer:
@@ -220,7 +235,7 @@ def _count_chunks(files: list[str], params: BuildParams, bar: tqdm) -> Iterator[
     """Yield the triples to count, count_partition_rows at a time (small shards are counted together)."""
     pending: list[pa.Table] = []
     for f in files:
-        for table, read in read_chunks(f, params.count_partition_rows, params.splits):
+        for table, read in read_chunks(f, params.count_partition_rows, params.splits, params.untyped):
             if pending and sum(t.num_rows for t in pending) + table.num_rows > params.count_partition_rows:
                 yield pa.concat_tables(pending)
                 pending.clear()
@@ -254,7 +269,7 @@ def spilled_counts(triples: Path, workdir: Path, params: BuildParams, scheduler:
                     spill.add(part if isinstance(part, Counts) else _from_ipc(part))
                     used += rows
         else:  # each worker counts a whole shard; the partial counts are spilled here as they arrive
-            for part, rows in _dask_shard_counts(files, scheduler, params.splits, progress):
+            for part, rows in _dask_shard_counts(files, scheduler, params.splits, progress, params.untyped):
                 spill.add(part)
                 used += rows
         log.info("counted %d triples into %d partition(s)", used, partitions)
@@ -436,14 +451,17 @@ def global_scores(graphs: list[ScoredGraph], bases: list[sp.csr_matrix], params:
 
 
 def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), scheduler: str | None = None,
-                 overwrite: bool = False, progress: bool = True) -> BuildSummary:
+                 overwrite: bool = False, progress: bool = True, with_untyped: bool = False) -> BuildSummary:
     """Build one entailment graph per type pair from a triples dataset and write them to `out`.
 
     Counting spills to hash partitions beside `out` (removed at the end), so its memory follows
     `count_partition_rows`, not the input; graphs are then read back one at a time. A graph's measures are
     written as soon as it is scored and its counts freed; only the global step's base measure (pruned to
     top_k) stays in memory for all graphs, so memory follows the largest graph's kept edges and one block
-    of candidates, not the whole graph set."""
+    of candidates, not the whole graph set. `with_untyped` also builds, with the same parameters, the untyped set
+    (`BuildParams.untyped`) into `out/UNTYPED_SET`, which the typed set backs off to (`GraphSet.untyped`)."""
+    if with_untyped and params.untyped:
+        raise InputError("an untyped build has no untyped set of its own")
     with spilled_counts(triples, out.parent, params, scheduler, progress) as (counted, n_triples):
         if n_triples == 0:
             raise ArtefactError(f"{triples}: no triples to count"
@@ -476,11 +494,15 @@ def build_graphs(triples: Path, out: Path, params: BuildParams = BuildParams(), 
                                      g.stats, source, written=g.measures) for g in done]
             manifest = write_graphset(tmp, manifests, "built", source, params.recorded(), "triples",
                                       write_generality(tmp, counted.generality()))
+            untyped = build_graphs(triples, tmp / UNTYPED_SET, replace(params, untyped=True), scheduler,
+                                   progress=progress) if with_untyped else None
     summary = BuildSummary(out=out, triples=n_triples, graphs=len(manifests), nodes=manifest["totals"]["nodes"],
                            edges=manifest["totals"]["edges"],
                            per_graph=[{"graph": m["graph"], **m["counts"],
                                        "edges": {k: v["edges"] for k, v in m["measures"].items()}}
-                                      for m in manifests])
+                                      for m in manifests], untyped=untyped)
+    if untyped is not None:
+        untyped.out = out / UNTYPED_SET
     log.info("built %d graphs, %d nodes, edges %s into %s", summary.graphs, summary.nodes,
              ", ".join(f"{measure} {n:,}" for measure, n in summary.edges.items()), out)
     return summary

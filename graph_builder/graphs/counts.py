@@ -28,6 +28,9 @@ import scipy.sparse as sp
 from graph_builder.errors import InputError
 
 COUNT_COLUMNS = ["subj", "subj_type", "obj", "obj_type", "predicate", "negated", "sentence"]
+# The one type of an untyped build (`BuildParams.untyped`): every argument, whatever its type, so the set has one graph,
+# `any#any`, holding the predicates whose type pairs are each too sparse for a typed graph. No typing pass gives it.
+UNTYPED = "any"
 COUNT_SCHEMA = pa.schema([("graph", pa.string()), ("node", pa.string()), ("feature", pa.string()),
                           ("cell", pa.int64()), ("count", pa.int64())])
 CELL_KEYS = ["graph", "node", "feature", "cell"]

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from graph_builder.embeddings import PredicateEmbeddings, load_predicate_embeddings, predicate_words
 from graph_builder.errors import InputError, NotFoundError
-from graph_builder.graphs.artefacts import Graph, load_graph, read_graphset_manifest, same_type_slots
+from graph_builder.graphs.artefacts import UNTYPED_SET, Graph, load_graph, read_graphset_manifest, same_type_slots
 from graph_builder.graphs.combined import Combination, load_combination
 from graph_builder.graphs.antonyms import contradicts
 from graph_builder.graphs.counts import graph_name, typed_node
@@ -140,8 +140,10 @@ class GraphSet:
     """All graphs of one build or import, with the fuzzy index; scores premise -> hypothesis."""
 
     def __init__(self, path: Path, manifest: dict[str, Any], graphs: dict[str, Graph],
-                 embeddings: PredicateEmbeddings | None = None, combination: Combination | None = None) -> None:
+                 embeddings: PredicateEmbeddings | None = None, combination: Combination | None = None,
+                 untyped: GraphSet | None = None) -> None:
         self.path = path
+        self.untyped = untyped  # the untyped set built beside this one (`UNTYPED_SET`), which `+untyped` backs off to
         self.manifest = manifest
         self.graphs = graphs
         self.embeddings = embeddings
@@ -173,8 +175,9 @@ class GraphSet:
         path = Path(path)
         manifest = read_graphset_manifest(path, verify)
         graphs = {name: load_graph(path / name, verify) for name in sorted(manifest["graphs"])}
+        untyped = cls.load(path / UNTYPED_SET, verify) if (path / UNTYPED_SET / "manifest.json").is_file() else None
         return cls(path, manifest, graphs, load_predicate_embeddings(path, manifest["graphs"], verify),
-                   load_combination(path))
+                   load_combination(path), untyped)
 
     @property
     def measures(self) -> list[str]:

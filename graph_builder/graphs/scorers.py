@@ -15,6 +15,9 @@ Kinds:
   model (Reimers and Gurevych 2019, all-MiniLM-L6-v2).
 - wrapper `Smoothed` (`<graph scorer>+smooth`): LM premise smoothing (McKenna et al. 2023): a premise missing
   from its typed graph is scored through its nearest nodes there.
+- wrapper `UntypedBackoff` (`<graph scorer>+untyped`, and over `+smooth`): a pair the typed graphs ground nowhere
+  (no typed edge, fuzzy reading, cross-graph backoff or smoothing) is scored in the untyped set built beside them
+  (`egqa graph build --untyped`: one graph, every argument of one type), under the same measure.
 - wrapper `ActBackoff` (`<graph scorer>+act`): a premise whose act is only possible, intended or predicted
   (`plan__(buy.1,buy.2)`, `graph_builder.graphs.acts`) is also scored as its act, times ACT_DISCOUNT, so that it
   ranks above no evidence and stays below the answer threshold.
@@ -44,6 +47,7 @@ from graph_builder.graphs.acts import backs_off
 from graph_builder.graphs.antonyms import contradicts, may_be_contradicted
 from graph_builder.graphs.roles import role_reversal
 from graph_builder.graphs.combined import COMBINED_FILE, Combination
+from graph_builder.graphs.counts import UNTYPED
 from graph_builder.graphs.graphset import GraphSet, Prepared, Query, Smoothing, check_smoothing
 
 EXACT = "exact"
@@ -54,6 +58,7 @@ NO_MATCH = "none"
 ANTONYM = "antonym"  # the match kind of a pair whose premise says the opposite of its hypothesis: scored 0
 REVERSED = "reversed"  # the match kind of the hypothesis' own predicate with its arguments swapped: scored 0
 ACT = "act"  # the match kind of a controlled premise scored as its act (`+act`)
+UNTYPED_MATCH = "untyped"  # the match kind of a pair scored in the untyped set (`+untyped`)
 # The scorer a request gets when it names none: the best method measured that the installation can run.
 # Where the graph set has a fitted combination (`egqa graph combine`), `combined`: on the 2006-2013 Reuters benchmark
 # (2026-11-29, components chosen on dev with `+many` among them) test AP_norm 49.2 held out against 44.9 for
@@ -328,6 +333,67 @@ class Smoothed:
             return (f"{context.label(inner.graphs)} has no predicate embeddings "
                     "(build them with `egqa graph embed GRAPHS_DIR`)")
         return cls(inner, context.encoder, context.smooth_k, context.smooth_min_cosine)
+
+
+@dataclass(frozen=True)
+class UntypedBackoff:
+    """A graph scorer of the main set that backs off to its untyped set (`GraphSet.untyped`).
+
+    Typed graphs split a predicate's argument pairs by their types, and a predicate seen a few times under each of
+    several type pairs reaches no typed graph's cutoffs; with every argument of one type (`counts.UNTYPED`) its pairs
+    count together. The untyped graph is read only where the typed graphs ground the pair nowhere, so every pair
+    they score keeps its typed score."""
+
+    inner: Scorer  # a GraphScorer of the main set, or its `+smooth`
+    untyped: GraphScorer  # the same measure in the untyped set
+    reads_text: ClassVar[bool] = False
+    reads_graphs: ClassVar[bool] = True
+    SUFFIX: ClassVar[str] = "+untyped"
+    needs_model: ClassVar[bool] = False  # <scorer>+smooth+untyped does, through its inner scorer
+
+    @property
+    def name(self) -> str:
+        """`<graph scorer>+untyped`."""
+        return self.inner.name + self.SUFFIX
+
+    @property
+    def runs_model(self) -> bool:
+        """As its inner scorer."""
+        return self.inner.runs_model
+
+    def score(self, batch: PairBatch) -> Scored:
+        """The inner scores; each pair they leave ungrounded scored in the untyped graph, its match `untyped`
+        where that grounds it."""
+        base = batch.scored(self.inner)
+        rows = np.flatnonzero(~base.grounded)
+        if not len(rows):
+            return base
+        queries = [batch.queries[int(k)]._replace(types=(UNTYPED, UNTYPED), typed=True) for k in rows]
+        found = PairBatch(queries, identity_is_one=batch.identity_is_one).scored(self.untyped)
+        if not found.grounded.any():
+            return base
+        hit = rows[found.grounded]
+        scores, matches, grounded = base.scores.copy(), list(base.matches), base.grounded.copy()
+        scores[hit] = found.scores[found.grounded]
+        grounded[hit] = True
+        for k in hit.tolist():
+            matches[k] = UNTYPED_MATCH
+        return Scored(scores, matches, grounded)
+
+    @classmethod
+    def wrap(cls, inner: Scorer, context: ScorerContext) -> Scorer | str | None:
+        """The backed-off scorer, the reason it is unavailable, or None for any scorer but a measure of the main
+        set (or its `+smooth`)."""
+        graph_scorer = inner.inner if isinstance(inner, Smoothed) else inner
+        if not isinstance(graph_scorer, GraphScorer) or graph_scorer.graphs is not context.graphs:
+            return None
+        untyped = context.graphs.untyped
+        if untyped is None:
+            return (f"{context.label(context.graphs)} has no untyped set (build it with "
+                    "`egqa graph build --untyped`)")
+        if graph_scorer.measure not in untyped.measures:
+            return f"the untyped set has no {graph_scorer.measure!r} measure (it has {', '.join(untyped.measures)})"
+        return cls(inner, GraphScorer(graph_scorer.name, untyped, graph_scorer.measure))
 
 
 @dataclass(frozen=True)
@@ -626,7 +692,7 @@ class Wrapper(Protocol):
 
 
 # Applied in this order, each to every scorer there is by then: so `binc+smooth+act+lm` exists, `binc+lm+smooth` not.
-WRAPPERS: tuple[type[Wrapper], ...] = (Smoothed, ActBackoff, LmBackoff, Directed, Many)
+WRAPPERS: tuple[type[Wrapper], ...] = (Smoothed, UntypedBackoff, ActBackoff, LmBackoff, Directed, Many)
 
 
 def base_scorer(name: str) -> str:

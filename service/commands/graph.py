@@ -64,6 +64,9 @@ def build(
     split: Annotated[str | None, typer.Option(help="Only triples of these corpus splits, comma-separated "
                                                    "(e.g. TRAIN: keep the evaluation period out of the graphs).")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing graph set at --out.")] = False,
+    untyped: Annotated[bool, typer.Option(help="Also build the untyped set into <out>/untyped: one graph with every "
+                                               "argument's type set aside, which the `+untyped` scorers back off "
+                                               "to where the typed graphs ground a pair nowhere.")] = False,
 ) -> None:
     """Build one entailment graph per type pair from a triples dataset."""
     splits = tuple(x.strip() for x in split.split(",") if x.strip()) if split else None
@@ -76,10 +79,12 @@ def build(
                          completion=CompletionParams(rank=lp_rank, per_row=lp_per_row, max_per_row=lp_max_per_row,
                                                      min_value=lp_min_value),
                          count_partition_rows=count_partition_rows, workers=workers)
-    summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite)
-    edges = "  ".join(f"{k} {v:,}" for k, v in summary.edges.items())
-    typer.echo(f"triples {summary.triples:,}  graphs {summary.graphs:,}  nodes {summary.nodes:,}  edges: {edges}")
-    typer.echo(f"graph set: {out}")
+    summary = build_graphs(triples, out, params, scheduler=scheduler, overwrite=overwrite, with_untyped=untyped)
+    for built in (summary, summary.untyped):
+        if built is not None:
+            edges = "  ".join(f"{k} {v:,}" for k, v in built.edges.items())
+            typer.echo(f"triples {built.triples:,}  graphs {built.graphs:,}  nodes {built.nodes:,}  edges: {edges}")
+            typer.echo(f"graph set: {built.out}")
 
 
 @graph_app.command("show")
