@@ -275,7 +275,7 @@ class StagingDir:
 
     def __enter__(self) -> Path:
         if self.out.exists() and any(self.out.iterdir()) and not self.overwrite:
-            raise InputError(f"{self.out}: exists and is not empty (pass --force to replace it)")
+            raise InputError(f"{self.out}: exists and is not empty (pass --overwrite to replace it)")
         if self.tmp.exists():
             shutil.rmtree(self.tmp)
         self.tmp.mkdir(parents=True)

@@ -27,7 +27,8 @@ from tqdm import tqdm
 
 from graph_builder.errors import ArtefactError, InputError
 from graph_builder.extras import require
-from graph_builder.graphs.artefacts import UNTYPED_SET, StagingDir, check_graph_name, write_graph, write_graphset, write_measure
+from graph_builder.graphs.artefacts import (UNTYPED_SET, StagingDir, check_graph_name, write_graph, write_graphset,
+                                            write_measure)
 from graph_builder.graphs.counts import (COUNT_COLUMNS, UNTYPED, Counts, CountParams, GraphCounts,
                                          merge_counts, negation_partners, partial_counts)
 from graph_builder.graphs.generality import write_generality

@@ -15,8 +15,8 @@ Kinds:
   model (Reimers and Gurevych 2019, all-MiniLM-L6-v2).
 - wrapper `Smoothed` (`<graph scorer>+smooth`): LM premise smoothing (McKenna et al. 2023): a premise missing
   from its typed graph is scored through its nearest nodes there.
-- wrapper `UntypedBackoff` (`<graph scorer>+untyped`, and over `+smooth`): a pair the typed graphs ground nowhere
-  (no typed edge, fuzzy reading, cross-graph backoff or smoothing) is scored in the untyped set built beside them
+- wrapper `UntypedBackoff` (`<graph scorer>+untyped`, and over `+smooth`): a pair the typed graphs score 0 (typed
+  edge, fuzzy readings, cross-graph backoff and smoothing alike) is scored in the untyped set built beside them
   (`egqa graph build --untyped`: one graph, every argument of one type), under the same measure.
 - wrapper `ActBackoff` (`<graph scorer>+act`): a premise whose act is only possible, intended or predicted
   (`plan__(buy.1,buy.2)`, `graph_builder.graphs.acts`) is also scored as its act, times ACT_DISCOUNT, so that it
@@ -59,6 +59,7 @@ ANTONYM = "antonym"  # the match kind of a pair whose premise says the opposite 
 REVERSED = "reversed"  # the match kind of the hypothesis' own predicate with its arguments swapped: scored 0
 ACT = "act"  # the match kind of a controlled premise scored as its act (`+act`)
 UNTYPED_MATCH = "untyped"  # the match kind of a pair scored in the untyped set (`+untyped`)
+DELIBERATE = frozenset({EXACT, ANTONYM, REVERSED})  # match kinds whose score is set on purpose, never backed off
 # The scorer a request gets when it names none: the best method measured that the installation can run.
 # Where the graph set has a fitted combination (`egqa graph combine`), `combined`: on the 2006-2013 Reuters benchmark
 # (2026-11-29, components chosen on dev with `+many` among them) test AP_norm 49.2 held out against 44.9 for
@@ -341,8 +342,8 @@ class UntypedBackoff:
 
     Typed graphs split a predicate's argument pairs by their types, and a predicate seen a few times under each of
     several type pairs reaches no typed graph's cutoffs; with every argument of one type (`counts.UNTYPED`) its pairs
-    count together. The untyped graph is read only where the typed graphs ground the pair nowhere, so every pair
-    they score keeps its typed score."""
+    count together. The untyped graph is read only where the typed graphs score a pair 0 (they ground it nowhere, or
+    know both predicates without an edge between them), so every pair they score keeps its typed score."""
 
     inner: Scorer  # a GraphScorer of the main set, or its `+smooth`
     untyped: GraphScorer  # the same measure in the untyped set
@@ -362,20 +363,22 @@ class UntypedBackoff:
         return self.inner.runs_model
 
     def score(self, batch: PairBatch) -> Scored:
-        """The inner scores; each pair they leave ungrounded scored in the untyped graph, its match `untyped`
-        where that grounds it."""
+        """The inner scores; each pair they score 0 (not one the scorers set to 0 on purpose: an antonym, the
+        hypothesis reversed) scored in the untyped graph, its match `untyped` where that scores it above 0."""
         base = batch.scored(self.inner)
-        rows = np.flatnonzero(~base.grounded)
+        rows = np.flatnonzero((base.scores <= 0) & np.array([m not in DELIBERATE for m in base.matches], dtype=bool))
         if not len(rows):
             return base
         queries = [batch.queries[int(k)]._replace(types=(UNTYPED, UNTYPED), typed=True) for k in rows]
         found = PairBatch(queries, identity_is_one=batch.identity_is_one).scored(self.untyped)
-        if not found.grounded.any():
-            return base
-        hit = rows[found.grounded]
-        scores, matches, grounded = base.scores.copy(), list(base.matches), base.grounded.copy()
-        scores[hit] = found.scores[found.grounded]
-        grounded[hit] = True
+        scored = found.scores > 0
+        grounded = base.grounded.copy()
+        grounded[rows] |= found.grounded
+        if not scored.any():
+            return Scored(base.scores, base.matches, grounded)
+        hit = rows[scored]
+        scores, matches = base.scores.copy(), list(base.matches)
+        scores[hit] = found.scores[scored]
         for k in hit.tolist():
             matches[k] = UNTYPED_MATCH
         return Scored(scores, matches, grounded)

@@ -73,6 +73,13 @@ def test_untyped_backoff_scores_only_what_the_typed_graphs_leave(spread: GraphSe
     assert backed.scores[1] == plain.scores[1] > 0
 
 
+def test_a_pair_scored_0_on_purpose_is_not_backed_off(spread: GraphSet) -> None:
+    # The hypothesis' own predicate with its arguments swapped: 0 under every graph scorer, untyped or not.
+    query = Query(WED, WED, ("person", "organization"), premise_reversed=True)
+    backed = PairBatch([query]).scored(build_scorers(spread)["binc+untyped"])
+    assert backed.matches == ["reversed"] and backed.scores[0] == 0
+
+
 def test_the_untyped_graph_equals_a_build_of_the_same_triples_typed_alike(tmp_path: Path) -> None:
     specs = random_specs(5, n=1500)
     params = BuildParams(top_k=None, min_score=0.0, measures=("binc", "binc_clean"))
@@ -111,3 +118,12 @@ def test_the_build_command_writes_both_sets(tmp_path: Path) -> None:
     assert f"graph set: {tmp_path / 'g'}\n" in result.output
     assert f"graph set: {tmp_path / 'g' / 'untyped'}\n" in result.output
     assert GraphSet.load(tmp_path / "g").untyped is not None
+
+
+def test_a_build_over_a_set_names_the_option_that_replaces_it(tmp_path: Path) -> None:
+    triples = write_triples(tmp_path / "t", spread_specs())
+    args = ["graph", "build", str(triples), "--out", str(tmp_path / "g"), "--measures", "binc"]
+    assert CliRunner().invoke(egqa, args).exit_code == 0
+    again = CliRunner().invoke(egqa, args)
+    assert again.exit_code != 0 and "pass --overwrite to replace it" in again.output
+    assert CliRunner().invoke(egqa, [*args, "--overwrite", "--untyped"]).exit_code == 0

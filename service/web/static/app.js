@@ -52,6 +52,7 @@ const MATCH_MEANINGS = {
   fuzzy: "an edge of the same predicate under other modifiers",
   smoothed: "through the nearest graph nodes of an unseen premise",
   backoff: "the mean over the other type pairs' graphs",
+  untyped: "an edge of the untyped graph, where the typed graphs scored nothing",
   act: "a planned or possible act, read as the act at a discount: it ranks, it never answers yes alone",
   antonym: "it says the opposite: scored 0",
   reversed: "the same predicate with the arguments the other way around: scored 0",
