@@ -37,7 +37,7 @@ from service.evaluate import EvalConfig, EvalResult, evaluate
 
 log = logging.getLogger(__name__)
 
-DEMO_SCORERS = ("binc", "binc_clean", "global", "weeds", "lin", "cos", EXACT)
+DEMO_SCORERS = ("binc", "binc_clean", "global", "weeds", "lin", "cos", "binc+untyped", EXACT)
 # Reuters-21578 is ~20k articles: the published thresholds (Li et al. 2022; Hosseini et al. 2018) scaled down
 # (see docs/results.md).
 DEMO_GRAPH_PARAMS = BuildParams(min_predicates_per_pair=2, min_pairs_per_predicate=2, splits=("TRAIN",))
@@ -297,9 +297,12 @@ def run_demo(corpus: Path | None, out: Path, *, say: Callable[[str], None] = pri
     skipped = ", ".join(f"{why.replace('_', ' ')} {n:,}" for why, n in ext.read["skipped"].items()) or "none"  # type: ignore[union-attr]
     say(f"   {ext.articles:,} articles, {ext.triples:,} triples; records skipped: {skipped}")
     step(3, f"building entailment graphs from the {', '.join(graph_params.splits or ('all',))} period")
-    built = build_graphs(out / "triples", out / "graphs", graph_params, overwrite=True)
+    built = build_graphs(out / "triples", out / "graphs", graph_params, overwrite=True, with_untyped=True)
     say(f"   {built.graphs} graphs, {built.nodes:,} nodes; edges: "
         + ", ".join(f"{measure} {n:,}" for measure, n in built.edges.items()))
+    if built.untyped is not None:
+        say(f"   the untyped set (every argument of one type, for the +untyped scorers): {built.untyped.nodes:,} nodes, "
+            f"binc edges {built.untyped.edges.get('binc', 0):,}")
     step(4, f"indexing the evidence store ({benchmark_config.eval_split} period only)")
     store_url = f"sqlite:///{(out / 'evidence.db').resolve()}"
     store = open_store(store_url)
