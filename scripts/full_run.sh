@@ -69,8 +69,14 @@ stage types egqa types "$OUT/triples"
 stage entities egqa entities "$OUT/triples"
 # 2. Entailment graphs from the graph-induction period only. Unpruned: on this corpus (11,751 nodes) the default
 #    pruning (top 100 neighbours, min score 0.01) saves 8 MB and costs 2 AP_norm points (docs/graphs.md, "Graph pruning").
+#    With the untyped set beside them (every argument of one type; the +untyped scorers back off to it; 5 min and
+#    4 GB more on this corpus, docs/graphs.md "The untyped set").
 stage graphs egqa graph build "$OUT/triples" --out "$OUT/graphs" --split TRAIN --overwrite --top-k 0 --min-score 0 \
-  --measures binc,weeds,lin,cos,binc_clean,global,binc_lp,binc_clean_lp
+  --measures binc,weeds,lin,cos,binc_clean,global,binc_lp,binc_clean_lp --untyped
+# The untyped set's scorers, where the graphs stage built it (a run resumed from a graphs stage before it has none).
+if [ -z "${EGQA_FULL_SCORERS:-}" ] && [ -e "$OUT/graphs/untyped/manifest.json" ]; then
+  SCORERS="$SCORERS,binc+untyped,binc_clean+smooth+untyped+act+lm+dir,binc_clean_lp+untyped+many"
+fi
 # 3. Predicate embeddings for LM premise smoothing; Berant et al. (2011) rules as a graph set of their own.
 stage embed egqa graph embed "$OUT/graphs"
 stage berant egqa graph import "$BERANT" --format berant --out "$OUT/berant" --overwrite
