@@ -336,8 +336,28 @@ class Smoothed:
         return cls(inner, context.encoder, context.smooth_k, context.smooth_min_cosine)
 
 
+class _OverAGraphScorer:
+    """A wrapper named `<inner><SUFFIX>` over a scorer that reads graphs, not text, and runs the model exactly when
+    its inner scorer does."""
+
+    inner: Scorer
+    SUFFIX: ClassVar[str]
+    reads_text: ClassVar[bool] = False
+    reads_graphs: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        """`<inner scorer><SUFFIX>`."""
+        return self.inner.name + self.SUFFIX
+
+    @property
+    def runs_model(self) -> bool:
+        """As its inner scorer."""
+        return self.inner.runs_model
+
+
 @dataclass(frozen=True)
-class UntypedBackoff:
+class UntypedBackoff(_OverAGraphScorer):
     """A graph scorer of the main set that backs off to its untyped set (`GraphSet.untyped`).
 
     Typed graphs split a predicate's argument pairs by their types, and a predicate seen a few times under each of
@@ -347,20 +367,8 @@ class UntypedBackoff:
 
     inner: Scorer  # a GraphScorer of the main set, or its `+smooth`
     untyped: GraphScorer  # the same measure in the untyped set
-    reads_text: ClassVar[bool] = False
-    reads_graphs: ClassVar[bool] = True
     SUFFIX: ClassVar[str] = "+untyped"
     needs_model: ClassVar[bool] = False  # <scorer>+smooth+untyped does, through its inner scorer
-
-    @property
-    def name(self) -> str:
-        """`<graph scorer>+untyped`."""
-        return self.inner.name + self.SUFFIX
-
-    @property
-    def runs_model(self) -> bool:
-        """As its inner scorer."""
-        return self.inner.runs_model
 
     def score(self, batch: PairBatch) -> Scored:
         """The inner scores; each pair they score 0 (not one the scorers set to 0 on purpose: an antonym, the
@@ -400,26 +408,14 @@ class UntypedBackoff:
 
 
 @dataclass(frozen=True)
-class ActBackoff:
+class ActBackoff(_OverAGraphScorer):
     """A graph scorer that also reads a controlled premise as its act (`graph_builder.graphs.acts`): such a pair
     scores the larger of its own score and `discount` times its act's."""
 
     inner: Scorer
     discount: float = ACT_DISCOUNT
-    reads_text: ClassVar[bool] = False
-    reads_graphs: ClassVar[bool] = True
     SUFFIX: ClassVar[str] = "+act"
     needs_model: ClassVar[bool] = False  # <scorer>+smooth+act does, through its inner scorer
-
-    @property
-    def name(self) -> str:
-        """`<graph scorer>+act`."""
-        return self.inner.name + self.SUFFIX
-
-    @property
-    def runs_model(self) -> bool:
-        """As its inner scorer."""
-        return self.inner.runs_model
 
     def score(self, batch: PairBatch) -> Scored:
         """The inner scores, raised where a premise's discounted act scores more; its match is then `act`."""
