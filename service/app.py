@@ -157,6 +157,15 @@ def _public_manifest(manifest: Any) -> Any:
     return manifest
 
 
+def _untyped_summary(untyped: GraphSet | None) -> dict[str, Any] | None:
+    """The untyped set the `+untyped` scorers back off to (`egqa graph build --untyped`): its measures, nodes and
+    edges per measure; None when the graph set has none."""
+    if untyped is None:
+        return None
+    totals = untyped.manifest.get("totals", {})
+    return {"measures": untyped.measures, "nodes": totals.get("nodes"), "edges": totals.get("edges")}
+
+
 def _window(engine: ScoringEngine, window_id: int) -> WindowOut:
     span = window_span(window_id, engine.window_days)
     return WindowOut(id=span.id, start=span.start, end=span.end)
@@ -286,7 +295,8 @@ def create_app(settings: Settings | None = None, engine: ScoringEngine | None = 
                 "default_scorer": engine.default_scorer, "graphs": items,
                 "predicate_embeddings": engine.graphs.embeddings is not None,
                 "extra_graphs": {name: {"measure": g.default_measure, "predicate_embeddings": g.embeddings is not None}
-                                 for name, g in engine.extra_graphs.items()}}
+                                 for name, g in engine.extra_graphs.items()},
+                "untyped_set": _untyped_summary(engine.graphs.untyped)}
 
     @app.get("/v1/windows", responses=LIST_ERRORS, tags=["qa"])
     def windows(request: Request) -> dict[str, Any]:
