@@ -96,7 +96,8 @@ def test_an_unjudged_group_is_an_input_error(two_builds: tuple[GraphSet, GraphSe
                           ("edges-v10-headlines-seed21-annotator2", 15, 20, 100),
                           ("edges-v12-wholecorpus-seed41-annotator1", 41, 67, 300),
                           ("edges-v12-wholecorpus-seed41-annotator2", 40, 66, 300),
-                          ("untyped-x23-evidence-seed4242", 8, 18, 40)])
+                          ("untyped-x23-evidence-seed4242", 8, 18, 40),
+                          ("halftyped-vs-untyped-x23-evidence-seed4242", 8, 9, 40)])
 def test_the_recorded_reads_give_the_documented_figures(read: str, added: int, kept: int, judged: int) -> None:
     result = edge_read.judge(BENCH / "data" / "edge_reads" / read)
     assert (result["added"]["plausible"], result["added"]["judged"]) == (added, judged)
