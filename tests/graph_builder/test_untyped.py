@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -127,3 +128,18 @@ def test_a_build_over_a_set_names_the_option_that_replaces_it(tmp_path: Path) ->
     again = CliRunner().invoke(egqa, args)
     assert again.exit_code != 0 and "pass --overwrite to replace it" in again.output
     assert CliRunner().invoke(egqa, [*args, "--overwrite", "--untyped"]).exit_code == 0
+
+
+def test_the_untyped_set_is_the_same_counted_on_a_dask_scheduler(tmp_path: Path) -> None:
+    from dask.distributed import LocalCluster
+
+    triples = write_triples(tmp_path / "t", random_specs(9, n=1200), shards=3)
+    params = BuildParams(measures=("binc", "binc_clean"))
+    build_graphs(triples, tmp_path / "local", params, progress=False, with_untyped=True)
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        build_graphs(triples, tmp_path / "dask", params, scheduler=cluster.scheduler_address, progress=False,
+                     with_untyped=True)
+    for folder in ("", "untyped"):
+        local = orjson.loads((tmp_path / "local" / folder / "manifest.json").read_bytes())
+        dask = orjson.loads((tmp_path / "dask" / folder / "manifest.json").read_bytes())
+        assert dask["graphs"] == local["graphs"] and dask["totals"] == local["totals"]  # every graph's checksum
