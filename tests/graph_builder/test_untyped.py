@@ -143,3 +143,14 @@ def test_the_untyped_set_is_the_same_counted_on_a_dask_scheduler(tmp_path: Path)
         local = orjson.loads((tmp_path / "local" / folder / "manifest.json").read_bytes())
         dask = orjson.loads((tmp_path / "dask" / folder / "manifest.json").read_bytes())
         assert dask["graphs"] == local["graphs"] and dask["totals"] == local["totals"]  # every graph's checksum
+
+
+def test_a_measure_the_untyped_set_lacks_is_unavailable_with_its_reason(tmp_path: Path) -> None:
+    triples = write_triples(tmp_path / "t", spread_specs())
+    build_graphs(triples, tmp_path / "g", BuildParams(top_k=None, min_score=0.0, measures=("binc", "binc_clean")),
+                 progress=False)
+    build_graphs(triples, tmp_path / "g" / "untyped", BuildParams(measures=("binc",), untyped=True), progress=False)
+    scorers = build_scorers(GraphSet.load(tmp_path / "g"))
+    assert "binc+untyped" in scorers and "binc_clean+untyped" not in scorers
+    with pytest.raises(InputError, match="the untyped set has no 'binc_clean' measure"):
+        scorers.check("binc_clean+untyped")
