@@ -523,7 +523,8 @@ async function loadService() {
   if (latest && !readAddress().date) $("date").value = latest.start; // a day with news to start from
   buildCalendar();
   const articles = state.windows.reduce((n, w) => n + w.articles, 0);
-  setStatus(`${graphs.graphs.length} graphs loaded; news in ${state.windows.length} windows of ${windows.window_days} days, ${articles} articles.`);
+  const untyped = graphs.untyped_set ? ` and the untyped set (${graphs.untyped_set.nodes} nodes, for the +untyped scorers)` : "";
+  setStatus(`${graphs.graphs.length} graphs${untyped} loaded; news in ${state.windows.length} windows of ${windows.window_days} days, ${articles} articles.`);
 }
 
 async function fromAddress() {
