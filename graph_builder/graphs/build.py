@@ -140,7 +140,7 @@ def without_types(table: pa.Table) -> pa.Table:
     """The counting columns with every argument's type replaced by UNTYPED."""
     for column in ("subj_type", "obj_type"):
         at = table.schema.get_field_index(column)
-        table = table.set_column(at, column, pa.array([UNTYPED] * table.num_rows, type=table.schema.field(at).type))
+        table = table.set_column(at, column, pa.repeat(pa.scalar(UNTYPED, table.schema.field(at).type), table.num_rows))
     return table
 
 

@@ -336,19 +336,21 @@ class Smoothed:
         return cls(inner, context.encoder, context.smooth_k, context.smooth_min_cosine)
 
 
-class _OverAGraphScorer:
-    """A wrapper named `<inner><SUFFIX>` over a scorer that reads graphs, not text, and runs the model exactly when
-    its inner scorer does."""
+class _LikeItsInner:
+    """A wrapper named `<inner><SUFFIX>` that reads text and runs the model exactly when its inner scorer does."""
 
     inner: Scorer
     SUFFIX: ClassVar[str]
-    reads_text: ClassVar[bool] = False
-    reads_graphs: ClassVar[bool] = True
 
     @property
     def name(self) -> str:
         """`<inner scorer><SUFFIX>`."""
         return self.inner.name + self.SUFFIX
+
+    @property
+    def reads_text(self) -> bool:
+        """As its inner scorer."""
+        return self.inner.reads_text
 
     @property
     def runs_model(self) -> bool:
@@ -357,7 +359,7 @@ class _OverAGraphScorer:
 
 
 @dataclass(frozen=True)
-class UntypedBackoff(_OverAGraphScorer):
+class UntypedBackoff(_LikeItsInner):
     """A graph scorer of the main set that backs off to its untyped set (`GraphSet.untyped`).
 
     Typed graphs split a predicate's argument pairs by their types, and a predicate seen a few times under each of
@@ -368,6 +370,7 @@ class UntypedBackoff(_OverAGraphScorer):
     inner: Scorer  # a GraphScorer of the main set, or its `+smooth`
     untyped: GraphScorer  # the same measure in the untyped set
     SUFFIX: ClassVar[str] = "+untyped"
+    reads_graphs: ClassVar[bool] = True
     needs_model: ClassVar[bool] = False  # <scorer>+smooth+untyped does, through its inner scorer
 
     def score(self, batch: PairBatch) -> Scored:
@@ -408,13 +411,14 @@ class UntypedBackoff(_OverAGraphScorer):
 
 
 @dataclass(frozen=True)
-class ActBackoff(_OverAGraphScorer):
+class ActBackoff(_LikeItsInner):
     """A graph scorer that also reads a controlled premise as its act (`graph_builder.graphs.acts`): such a pair
     scores the larger of its own score and `discount` times its act's."""
 
     inner: Scorer
     discount: float = ACT_DISCOUNT
     SUFFIX: ClassVar[str] = "+act"
+    reads_graphs: ClassVar[bool] = True
     needs_model: ClassVar[bool] = False  # <scorer>+smooth+act does, through its inner scorer
 
     def score(self, batch: PairBatch) -> Scored:
@@ -500,28 +504,6 @@ def direction_factors(graphs: GraphSet, queries: Sequence[Query],
     hypotheses = graphs.generality([q.hypothesis for q in queries])
     ratio = (hypotheses + 1) / (graphs.generality([q.premise for q in queries]) + 1)
     return 1.0 - penalty * np.maximum(0.0, -np.tanh(np.log(ratio)))
-
-
-class _LikeItsInner:
-    """A wrapper named `<inner><SUFFIX>` that reads text and runs the model exactly when its inner scorer does."""
-
-    inner: Scorer
-    SUFFIX: ClassVar[str]
-
-    @property
-    def name(self) -> str:
-        """`<inner scorer><SUFFIX>`."""
-        return self.inner.name + self.SUFFIX
-
-    @property
-    def reads_text(self) -> bool:
-        """As its inner scorer."""
-        return self.inner.reads_text
-
-    @property
-    def runs_model(self) -> bool:
-        """As its inner scorer."""
-        return self.inner.runs_model
 
 
 @dataclass(frozen=True)
