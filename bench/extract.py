@@ -2,8 +2,11 @@
 
 All three run in this process on the same cleaned texts, one after the other, best of `--repeat` (interleaved), and
 are timed in CPU seconds (the host steals CPU, which swings wall time between identical runs):
-- bare: `nlp.pipe(texts)` with every pipeline component, nothing else (spaCy's own speed, the baseline);
-- document path (extractor v1): the same parse, then egqa's rules on every sentence;
+- bare: `nlp.pipe(texts)` with every pipeline component, nothing else, the pipeline as spaCy loads it (spaCy's own
+  speed, the baseline);
+- bare with egqa's ops: the same, on the pipeline as egqa loads it (thinc ops with numpy's BLAS and a forward-only
+  maxout, one BLAS thread: graph_builder/extraction/inference_ops.py), to show what the ops alone change;
+- document path (extractor v1): egqa's pipeline on whole texts, then egqa's rules on every sentence;
 - sentence path (extractor v2, what `egqa extract` runs): rule sentence splitting, a sentence cache, a capital-letter
   filter, the entity recogniser on the rest, and the tagger/parser/lemmatiser only where an entity can be an argument
   (the attribute ruler from its memo: graph_builder/extraction/attributes.py).
@@ -25,10 +28,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-from spacy.language import Language
+from threadpoolctl import threadpool_limits
 
 from graph_builder.corpus import ReadReport, read_file
-from graph_builder.extraction import SentenceParser, doc_triples, load_pipeline, parser_model
+from graph_builder.extraction import SentenceParser, doc_triples, load_pipeline, load_spacy, parser_model
 from graph_builder.pipeline import extract_corpus
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "reuters_ding2014" / \
@@ -71,30 +74,37 @@ def main() -> None:
     texts = [a.text for a in sample]
     specs = [parser_model(name) for name in args.parsers]
     pipelines = {spec.name.value: load_pipeline(spec.name.value) for spec in specs}
-    for nlp in pipelines.values():
+    plain = {spec.name.value: load_spacy(spec) for spec in specs}  # as spaCy loads it: thinc's own ops
+    for nlp in (*pipelines.values(), *plain.values()):
         list(nlp.pipe(texts[:10]))  # warm-up
 
-    def bare(nlp: Language) -> int:
-        return sum(len(doc) for doc in nlp.pipe(texts, batch_size=32))
+    def bare(parser_name: str) -> int:
+        return sum(len(doc) for doc in plain[parser_name].pipe(texts, batch_size=32))
 
-    def document_path(nlp: Language) -> int:
+    def bare_egqa_ops(parser_name: str) -> int:
+        with threadpool_limits(1, user_api="blas"):
+            return sum(len(doc) for doc in pipelines[parser_name].pipe(texts, batch_size=32))
+
+    def document_path(parser_name: str) -> int:
         triples = 0
-        for doc in nlp.pipe(texts, batch_size=32):
-            triples += sum(len(s.relations) for s in doc_triples(doc))
+        with threadpool_limits(1, user_api="blas"):
+            for doc in pipelines[parser_name].pipe(texts, batch_size=32):
+                triples += sum(len(s.relations) for s in doc_triples(doc))
         return triples
 
-    def sentence_path(nlp: Language) -> int:
-        sp = SentenceParser(nlp)  # a fresh sentence cache each time: no help from an earlier repeat
+    def sentence_path(parser_name: str) -> int:
+        sp = SentenceParser(pipelines[parser_name])  # a fresh sentence cache each time: no help from an earlier repeat
         return sum(len(s.relations) for article in sp.parse(texts) for s in article)
 
-    paths: dict[str, Callable[[Language], int]] = {"bare": bare, "document": document_path, "sentence": sentence_path}
+    paths: dict[str, Callable[[str], int]] = {"bare": bare, "bare_ops": bare_egqa_ops, "document": document_path,
+                                              "sentence": sentence_path}
     best: dict[tuple[str, str], float] = {}
     results: dict[tuple[str, str], int] = {}
     for _ in range(args.repeat):
-        for parser_name, nlp in pipelines.items():
+        for parser_name in pipelines:
             for name, fn in paths.items():
                 cpu = time.process_time()
-                results[parser_name, name] = fn(nlp)
+                results[parser_name, name] = fn(parser_name)
                 best[parser_name, name] = min(best.get((parser_name, name), float("inf")), time.process_time() - cpu)
     base = specs[0].name.value
     tokens = results[base, "bare"]
@@ -102,10 +112,10 @@ def main() -> None:
     print(f"{'path':<40} {'cpu s':>7} {'ms/article':>10} {'tokens/s':>9} {'vs bare':>8} {'triples':>8}")
     for spec in specs:
         name = spec.name.value
-        for path, label in (("bare", "spaCy nlp.pipe, bare"), ("document", "egqa v1: document path"),
-                            ("sentence", "egqa v2: sentence path")):
+        for path, label in (("bare", "spaCy nlp.pipe, bare"), ("bare_ops", "nlp.pipe, bare, egqa's ops"),
+                            ("document", "egqa v1: document path"), ("sentence", "egqa v2: sentence path")):
             cpu = best[name, path]
-            triples = "" if path == "bare" else f"{results[name, path]:,}"
+            triples = "" if path.startswith("bare") else f"{results[name, path]:,}"
             baseline = " (baseline)" if (name, path) == (base, "bare") else ""
             print(f"{name + ': ' + label + baseline:<40} {cpu:7.2f} {1000 * cpu / len(sample):10.1f} "
                   f"{tokens / cpu:9.0f} {best[base, 'bare'] / cpu:7.2f}x {triples:>8}")

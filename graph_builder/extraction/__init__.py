@@ -15,9 +15,11 @@ from functools import lru_cache
 from spacy.language import Language
 from spacy.pipeline import AttributeRuler
 from spacy.tokens import Doc, Span
+from threadpoolctl import threadpool_limits
 
 from graph_builder.extraction.arguments import ARGUMENT_MEMO, SKIPPED_ENTITY_LABELS
 from graph_builder.extraction.attributes import memo_ruler
+from graph_builder.extraction.inference_ops import use_inference_ops
 from graph_builder.extraction.lemmas import add_lemma_fix
 from graph_builder.extraction.parsers import (  # noqa: F401 (the registry is re-exported here)
     DEFAULT_PARSER,
@@ -77,6 +79,7 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
 @lru_cache(maxsize=4)
 def _load_pipeline(spec: ParserModel) -> Language:
     nlp = add_lemma_fix(load_spacy(spec))
+    use_inference_ops(nlp)
     _LOADED_LEXEMES[spec] = len(nlp.vocab)
     return nlp
 
@@ -268,6 +271,12 @@ class SentenceParser:
 
     def parse(self, texts: Sequence[str]) -> list[list[SentenceTriples]]:
         """Return, for each cleaned article text (one paragraph per line), its sentences with their triples."""
+        # One BLAS thread for the pipeline's matrix products (InferenceOps): extraction runs a process per core,
+        # and OpenBLAS' own threads would wait on each other's cores.
+        with threadpool_limits(1, user_api="blas"):
+            return self._parse(texts)
+
+    def _parse(self, texts: Sequence[str]) -> list[list[SentenceTriples]]:
         articles = [article_sentences(t) for t in texts]
         marks, docs = self._recognise([s for sentences in articles for s in sentences if len(s) <= MAX_SENTENCE_CHARS])
         keys: dict[tuple[int, int], Key | None] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+from spacy.language import Language
 from spacy.pipeline import AttributeRuler
 from spacy.tokens import Doc
 
@@ -77,3 +79,39 @@ def test_sentence_path_gives_the_full_pipelines_triples() -> None:
              for st in doc_triples(nlp(s.text)) for r in map(plain, st.relations)] for s in parsed[0]]
     assert ours == full
     assert sum(map(len, ours)) >= 4
+
+
+def _analysis(doc: Doc) -> list[tuple[str, str, int, str, str, str]]:
+    return [(t.text, t.tag_, t.head.i, t.dep_, t.ent_iob_, t.ent_type_) for t in doc]
+
+
+def test_inference_ops_give_what_thincs_own_ops_give() -> None:
+    """The pipeline egqa loads runs on InferenceOps; spaCy's own load of the same package, on thinc's NumpyOps, tags,
+    parses and recognises the same sentences identically (the gemm and maxout are the only ops replaced)."""
+    import numpy as np
+    from thinc.api import Model, NumpyOps
+
+    from graph_builder.extraction import PARSERS, ParserName, load_spacy
+    from graph_builder.extraction.inference_ops import InferenceOps
+
+    ours = load_pipeline()
+    spacys = load_spacy(PARSERS[ParserName.sm])
+    def layers(nlp: Language) -> list[Model]:
+        return [layer for _, c in nlp.pipeline if getattr(c, "model", None) is not None for layer in c.model.walk()]
+
+    assert layers(ours) and all(isinstance(layer.ops, InferenceOps) for layer in layers(ours))
+    assert not any(isinstance(layer.ops, InferenceOps) for layer in layers(spacys))
+    for text in SENTENCES:
+        assert _analysis(ours(text)) == _analysis(spacys(text))
+
+    ops, reference = InferenceOps(), NumpyOps()
+    rng = np.random.default_rng(7)
+    x, y = rng.random((37, 19), dtype=np.float32), rng.random((23, 19), dtype=np.float32)
+    assert np.allclose(ops.gemm(x, y, trans2=True), reference.gemm(x, y, trans2=True), rtol=1e-5)
+    out = np.empty((19, 19), dtype=np.float32)
+    assert ops.gemm(x, x, out=out, trans1=True) is out and np.allclose(out, x.T @ x, rtol=1e-5)
+    pieces = rng.random((11, 5, 3), dtype=np.float32)
+    best, which = ops.maxout(pieces)
+    assert np.array_equal(best, reference.maxout(pieces)[0]) and best.flags.c_contiguous and which is None
+    with pytest.raises(RuntimeError, match="trained pipelines only"):
+        ops.backprop_maxout(best, which, 3)
