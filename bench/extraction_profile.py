@@ -2,9 +2,12 @@
 
 The stages run one after the other over the slice's distinct sentences (each component over the whole list, so its
 time is its own): rule sentence splitting, tokenizer, capital filter, entity recogniser, entity check, then each
-remaining pipeline component (the attribute ruler as `SentenceParser` runs it, from its memo; `--spacy-ruler` for
-spaCy's own) and egqa's relation rules. CPU seconds, every run printed (the first fills the memos).
+remaining pipeline component (the attribute ruler and the lemmatiser as `SentenceParser` runs them, from their
+memos; `--spacy-ruler` for spaCy's own components) and egqa's relation rules. The models run on egqa's InferenceOps
+with one BLAS thread, as in `SentenceParser`; `--thinc-ops` runs them on thinc's own NumpyOps instead. CPU seconds,
+every run printed (the first fills the memos).
 Usage: python bench/extraction_profile.py [--corpus FILE] [--skip 40000] [--articles 300] [--runs 2] [--spacy-ruler]
+       [--thinc-ops]
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from pathlib import Path
 # Run as a script, this folder comes first on sys.path and bench/retrieval.py would shadow the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+from thinc.api import NumpyOps  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
 from graph_builder.corpus import ReadReport, read_file  # noqa: E402
 from graph_builder.extraction import (  # noqa: E402
-    MAX_SENTENCE_CHARS, SentenceParser, _memo_ruler, doc_triples, load_pipeline, plain,
+    MAX_SENTENCE_CHARS, SentenceParser, _memo_component, doc_triples, load_pipeline, plain,
 )
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS  # noqa: E402
 from graph_builder.extraction.sentences import article_sentences  # noqa: E402
@@ -37,11 +43,21 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=40_000)
     parser.add_argument("--articles", type=int, default=300)
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--spacy-ruler", action="store_true", help="time spaCy's attribute ruler instead of the memo")
+    parser.add_argument("--spacy-ruler", action="store_true", help="time spaCy's attribute ruler and lemmatiser instead of the memos")
+    parser.add_argument("--thinc-ops", action="store_true", help="run the models on thinc's NumpyOps, not InferenceOps")
     args = parser.parse_args()
+    with threadpool_limits(1, user_api="blas"):
+        run_stages(args)
 
+
+def run_stages(args: argparse.Namespace) -> None:
+    """Time each stage over the slice, `args.runs` times."""
     texts = [a.text for a in itertools.islice(read_file(args.corpus, ReadReport()), args.skip, args.skip + args.articles)]
     nlp = load_pipeline("sm")
+    if args.thinc_ops:
+        for _, component in nlp.pipeline:
+            for layer in component.model.walk() if getattr(component, "model", None) is not None else ():
+                layer.ops = NumpyOps()
     list(nlp.pipe(texts[:10]))  # warm-up
     for run in range(args.runs):
         took: dict[str, float] = defaultdict(float)
@@ -70,7 +86,7 @@ def main() -> None:
         for name, proc in nlp.pipeline:
             if name == "ner":
                 continue
-            component = proc if args.spacy_ruler else _memo_ruler(proc)
+            component = proc if args.spacy_ruler else _memo_component(proc)
             start = time.process_time()
             stream = list(component.pipe(stream, batch_size=sentence_parser.batch_size))  # type: ignore[attr-defined]
             clock(name, start)

@@ -13,14 +13,14 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 from spacy.language import Language
-from spacy.pipeline import AttributeRuler
+from spacy.pipeline import AttributeRuler, Lemmatizer
 from spacy.tokens import Doc, Span
 from threadpoolctl import threadpool_limits
 
 from graph_builder.extraction.arguments import ARGUMENT_MEMO, SKIPPED_ENTITY_LABELS
 from graph_builder.extraction.attributes import memo_ruler
 from graph_builder.extraction.inference_ops import use_inference_ops
-from graph_builder.extraction.lemmas import add_lemma_fix
+from graph_builder.extraction.lemmas import add_lemma_fix, memo_lemmatizer
 from graph_builder.extraction.parsers import (  # noqa: F401 (the registry is re-exported here)
     DEFAULT_PARSER,
     EXTRACTOR_VERSION,
@@ -289,9 +289,7 @@ class SentenceParser:
                     keys[a, i] = None
                     continue
                 found = marks.get(sentence)
-                added = () if found is None or not names else _marks_of(
-                    [t.text for t in (docs[sentence] if sentence in docs else self.nlp.tokenizer(sentence))], names,
-                    found)
+                added = () if found is None or not names else self._article_marks(sentence, docs, names, found)
                 self.stats.article_names += bool(added)
                 keys[a, i] = (sentence, tuple(sorted((*(found or ()), *added))))
         # What an earlier batch read, taken before this one's reading may clear the memo.
@@ -310,11 +308,21 @@ class SentenceParser:
             out.append(rows)
         return out
 
+    def _article_marks(self, sentence: str, docs: dict[str, Doc], names: dict[tuple[str, ...], str],
+                       found: tuple[Mark, ...]) -> tuple[Mark, ...]:
+        """`_marks_of` the sentence's words; a sentence whose text holds no name's first word is not tokenised."""
+        if not any(name[0] in sentence for name in names):
+            return ()
+        doc = docs[sentence] if sentence in docs else self.nlp.tokenizer(sentence)
+        return _marks_of([t.text for t in doc], names, found)
+
     def _recognise(self, sentences: list[str]) -> tuple[dict[str, tuple[Mark, ...] | None], dict[str, Doc]]:
         """Each distinct sentence's entities (None: no capitalised word, never read), the recogniser run once per
         sentence not seen before; and the docs it read, for the parser to go on with."""
         marks: dict[str, tuple[Mark, ...] | None] = {}
-        fresh, unnamed = [], {}
+        fresh: list[Doc] = []
+        texts: list[str] = []
+        unnamed: dict[str, Doc] = {}
         for sentence in dict.fromkeys(sentences):
             if sentence in self._entities:
                 marks[sentence] = self._entities[sentence]
@@ -322,14 +330,15 @@ class SentenceParser:
             doc = self.nlp.make_doc(sentence)
             if self._may_name(doc):
                 fresh.append(doc)
+                texts.append(sentence)  # what doc.text gives back (the tokenizer keeps every character)
             else:
                 self.stats.no_name += 1
                 marks[sentence] = None
                 unnamed[sentence] = doc
         docs = unnamed
-        for doc in self.nlp.get_pipe("ner").pipe(fresh, batch_size=self.batch_size):
-            marks[doc.text] = tuple((e.start, e.end, e.label_, tuple(t.text for t in e)) for e in doc.ents)
-            docs[doc.text] = doc
+        for sentence, doc in zip(texts, self.nlp.get_pipe("ner").pipe(fresh, batch_size=self.batch_size), strict=True):
+            marks[sentence] = tuple((e.start, e.end, e.label_, tuple(t.text for t in e)) for e in doc.ents)
+            docs[sentence] = doc
         if len(self._entities) + len(marks) > self.cache_size:
             self._entities.clear()  # story updates repeat sentences within days; an old cache rarely pays
         self._entities.update(marks)
@@ -339,7 +348,7 @@ class SentenceParser:
               ) -> dict[Key, tuple[int, tuple[PlainRelation, ...]]]:
         """The triples of each (sentence, entities) not read before: tagger, parser and rules on those with an
         entity that can be an argument (the recogniser's own doc where the entities are its own)."""
-        rest = [_memo_ruler(proc) for name, proc in self.nlp.pipeline if name != "ner"]
+        rest = [_memo_component(proc) for name, proc in self.nlp.pipeline if name != "ner"]
         results: dict[Key, tuple[int, tuple[PlainRelation, ...]]] = {}
         docs, read = [], []
         for key in sorted(keys):
@@ -403,17 +412,17 @@ def _marks_of(words: list[str], names: dict[tuple[str, ...], str], found: tuple[
     return tuple(added)
 
 
-_MEMO_RULERS: weakref.WeakKeyDictionary[object, object] = weakref.WeakKeyDictionary()
+_MEMOS: weakref.WeakKeyDictionary[object, object] = weakref.WeakKeyDictionary()
 
 
-def _memo_ruler(proc: object) -> object:
-    """The memo ruler of a loaded pipeline's attribute ruler, one per ruler so its memo outlives a SentenceParser
-    and goes with the pipeline (other components as they are)."""
-    if not isinstance(proc, AttributeRuler):
+def _memo_component(proc: object) -> object:
+    """The memo form of a loaded pipeline's attribute ruler or rule lemmatiser, one per component so its memo
+    outlives a SentenceParser and goes with the pipeline (other components as they are)."""
+    if not isinstance(proc, AttributeRuler | Lemmatizer):
         return proc
-    if proc not in _MEMO_RULERS:
-        _MEMO_RULERS[proc] = memo_ruler(proc)
-    return _MEMO_RULERS[proc]
+    if proc not in _MEMOS:
+        _MEMOS[proc] = memo_ruler(proc) if isinstance(proc, AttributeRuler) else memo_lemmatizer(proc)
+    return _MEMOS[proc]
 
 
 def _dedupe(relations: tuple[PlainRelation, ...]) -> tuple[PlainRelation, ...]:

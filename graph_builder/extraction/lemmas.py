@@ -8,9 +8,11 @@ form that both readings explain gets the wrong one: "hoped" -> hop (not hope), "
 from __future__ import annotations
 
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
+from spacy.attrs import LEMMA, MORPH, ORTH, POS
 from spacy.language import Language
+from spacy.pipeline import Lemmatizer
 from spacy.tokens import Doc
 
 LEMMA_FIX_PIPE = "egqa_lemma_fix"
@@ -61,6 +63,50 @@ class LemmaFix:
         """Fix each document of a stream."""
         for doc in docs:
             yield self(doc)
+
+
+class MemoLemmatizer:
+    """spaCy's rule lemmatiser, each (form, part of speech, morphology) lemmatised once: the same key as spaCy's own
+    memo, which leaves out every form its base-form test answers (most tokens) and is read token by token. The
+    keys of a document come from one array, and its lemmas go back in one."""
+
+    def __init__(self, lemmatizer: Lemmatizer, limit: int = 100_000) -> None:
+        self.lemmatizer = lemmatizer
+        self.limit = limit  # entries before the memo starts over (it only saves time)
+        self.memo: dict[tuple[int, int, int], str] = {}
+
+    def __call__(self, doc: Doc) -> Doc:
+        """Set the lemma of every token of `doc` that has none (every token if the lemmatiser overwrites)."""
+        if not len(doc):
+            return doc
+        rows = doc.to_array([ORTH, POS, MORPH, LEMMA])
+        lemmas = rows[:, 3].copy()
+        strings = doc.vocab.strings
+        overwrite = self.lemmatizer.overwrite
+        for i, (orth, pos, morph, lemma) in enumerate(rows.tolist()):
+            if lemma and not overwrite:
+                continue  # set before (the attribute ruler's exceptions), as spaCy's lemmatiser leaves it
+            key = (orth, pos, morph)
+            text = self.memo.get(key)
+            if text is None:
+                if len(self.memo) >= self.limit:
+                    self.memo.clear()
+                text = self.memo[key] = self.lemmatizer.lemmatize(doc[i])[0]
+            lemmas[i] = strings.add(text)  # the string again in this document's memory zone, if it has one
+        doc.from_array([LEMMA], lemmas.reshape(-1, 1))
+        return doc
+
+    def pipe(self, docs: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        """Lemmatise each document of a stream."""
+        for doc in docs:
+            yield self(doc)
+
+
+def memo_lemmatizer(lemmatizer: object) -> object:
+    """A MemoLemmatizer for spaCy's lemmatiser in rule mode, or the component itself (any other mode or component)."""
+    if isinstance(lemmatizer, Lemmatizer) and lemmatizer.mode == "rule":
+        return MemoLemmatizer(lemmatizer)
+    return lemmatizer
 
 
 def make_lemma_fix(nlp: Language, name: str) -> LemmaFix:

@@ -46,7 +46,9 @@ def _is_boundary(text: str, match: re.Match[str]) -> bool:
     """Whether the full stop (or ? !) of `match` ends a sentence, judged by the word before it and the word after."""
     if match.group(1) != ".":
         return True  # "?", "!", "...": a sentence end before a capital
-    before = _WORD_BEFORE_RE.search(text, 0, match.start())
+    # The word cannot run across a space: searching from the last one gives the same match without trying every
+    # earlier start in the paragraph (which made splitting quadratic in its length).
+    before = _WORD_BEFORE_RE.search(text, text.rfind(" ", 0, match.start()) + 1, match.start())
     word = before.group(1) if before else ""
     low = word.lower().rstrip(".")
     after = _NEXT_WORD_RE.match(text, match.end())

@@ -115,3 +115,28 @@ def test_inference_ops_give_what_thincs_own_ops_give() -> None:
     assert np.array_equal(best, reference.maxout(pieces)[0]) and best.flags.c_contiguous and which is None
     with pytest.raises(RuntimeError, match="trained pipelines only"):
         ops.backprop_maxout(best, which, 3)
+
+
+def test_memo_lemmatizer_sets_what_spacys_lemmatizer_sets() -> None:
+    """The memo lemmatiser gives every token spaCy's lemma, the second time from its memo, and leaves a lemma the
+    attribute ruler set ("gon" -> "go") as spaCy's lemmatiser leaves it."""
+    from graph_builder.extraction.lemmas import MemoLemmatizer, memo_lemmatizer
+
+    nlp = load_pipeline()
+    lemmatizer = nlp.get_pipe("lemmatizer")
+    memo = memo_lemmatizer(lemmatizer)
+    assert isinstance(memo, MemoLemmatizer)
+    ruler = nlp.get_pipe("attribute_ruler")
+    docs = [ruler(d) for d in _parsed([*SENTENCES, "Banks hoped the rates would fall; Acme's units were sold."])]
+
+    def lemmas(doc: Doc) -> list[tuple[str, str]]:
+        return [(t.text, t.lemma_) for t in doc]
+
+    expected = [lemmas(lemmatizer(Doc(nlp.vocab).from_bytes(d.to_bytes()))) for d in docs]
+    for _ in range(2):  # the second time every lemma comes from the memo
+        got = [lemmas(memo(Doc(nlp.vocab).from_bytes(d.to_bytes()))) for d in docs]
+        assert got == expected
+    assert memo.memo
+    by_word = dict(pair for doc in expected for pair in doc)
+    assert by_word["gon"] == "go" and by_word["units"] == "unit" and by_word["were"] == "be"
+    assert memo_lemmatizer(ruler) is ruler  # not a lemmatiser: left as it is
