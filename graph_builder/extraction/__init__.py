@@ -130,7 +130,8 @@ def doc_triples(doc: Doc, require_entity: bool = True) -> list[SentenceTriples]:
 
 def _read_sentences(doc: Doc, require_entity: bool, out: list[SentenceTriples]) -> None:
     for index, sent in enumerate(doc.sents):
-        if len(sent.text) > MAX_SENTENCE_CHARS:
+        text = sent.text  # built from the tokens each time it is read
+        if len(text) > MAX_SENTENCE_CHARS:
             continue
         seen: set[tuple[str, str, str]] = set()
         relations = []
@@ -140,7 +141,7 @@ def _read_sentences(doc: Doc, require_entity: bool, out: list[SentenceTriples]) 
                 if key not in seen:
                     seen.add(key)
                     relations.append(rel)
-        out.append(SentenceTriples(index, sent.text.strip(), relations))
+        out.append(SentenceTriples(index, text.strip(), relations))
 
 
 def relation_dict(rel: Relation) -> dict[str, object]:

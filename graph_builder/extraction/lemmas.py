@@ -10,9 +10,11 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable, Iterator
 
-from spacy.attrs import LEMMA, MORPH, ORTH, POS
+import numpy as np
+from spacy.attrs import LEMMA, LOWER, MORPH, ORTH, POS
 from spacy.language import Language
 from spacy.pipeline import Lemmatizer
+from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
 LEMMA_FIX_PIPE = "egqa_lemma_fix"
@@ -51,9 +53,14 @@ class LemmaFix:
 
     def __init__(self, fixes: dict[tuple[str, str], str]) -> None:
         self.fixes = fixes
+        # The forms' string ids, to find a document's few candidates in one array (no token read in Python).
+        self._forms = np.array(sorted({get_string_id(form) for form, _ in fixes}), dtype=np.uint64)
 
     def __call__(self, doc: Doc) -> Doc:
-        for token in doc:
+        if not len(doc):
+            return doc
+        for i in np.flatnonzero(np.isin(doc.to_array(LOWER), self._forms)).tolist():
+            token = doc[i]
             right = self.fixes.get((token.lower_, token.pos_))
             if right is not None and token.lemma_.lower() == right[:-1]:
                 token.lemma_ = right
