@@ -30,9 +30,9 @@ from pathlib import Path
 import orjson
 from threadpoolctl import threadpool_limits
 
+from graph_builder import pipeline
 from graph_builder.corpus import ReadReport, read_file
 from graph_builder.extraction import SentenceParser, doc_triples, load_pipeline, load_spacy, parser_model
-from graph_builder import pipeline
 from graph_builder.pipeline import extract_corpus
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "reuters_ding2014" / \

@@ -30,6 +30,7 @@ from graph_builder.extraction import (  # noqa: E402
     MAX_SENTENCE_CHARS, SentenceParser, _memo_component, doc_triples, load_pipeline, plain,
 )
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS  # noqa: E402
+from graph_builder.extraction.inference_ops import use_ops  # noqa: E402
 from graph_builder.extraction.sentences import article_sentences  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "reuters_ding2014" / \
@@ -43,7 +44,8 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=40_000)
     parser.add_argument("--articles", type=int, default=300)
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--spacy-ruler", action="store_true", help="time spaCy's attribute ruler and lemmatiser instead of the memos")
+    parser.add_argument("--spacy-ruler", action="store_true",
+                        help="time spaCy's attribute ruler and lemmatiser instead of the memos")
     parser.add_argument("--thinc-ops", action="store_true", help="run the models on thinc's NumpyOps, not InferenceOps")
     args = parser.parse_args()
     with threadpool_limits(1, user_api="blas"):
@@ -55,9 +57,7 @@ def run_stages(args: argparse.Namespace) -> None:
     texts = [a.text for a in itertools.islice(read_file(args.corpus, ReadReport()), args.skip, args.skip + args.articles)]
     nlp = load_pipeline("sm")
     if args.thinc_ops:
-        for _, component in nlp.pipeline:
-            for layer in component.model.walk() if getattr(component, "model", None) is not None else ():
-                layer.ops = NumpyOps()
+        use_ops(nlp, NumpyOps())
     list(nlp.pipe(texts[:10]))  # warm-up
     for run in range(args.runs):
         took: dict[str, float] = defaultdict(float)

@@ -44,7 +44,11 @@ class InferenceOps(NumpyOps):
 
 def use_inference_ops(nlp: Language) -> int:
     """Give every layer of the pipeline's trained components InferenceOps; return how many layers took them."""
-    ops = InferenceOps()
+    return use_ops(nlp, InferenceOps())
+
+
+def use_ops(nlp: Language, ops: NumpyOps) -> int:
+    """Give every CPU layer of the pipeline's trained components `ops`; return how many layers took them."""
     layers = 0
     for _, component in nlp.pipeline:
         model = getattr(component, "model", None)
