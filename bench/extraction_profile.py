@@ -4,10 +4,10 @@ The stages run one after the other over the slice's distinct sentences (each com
 time is its own): rule sentence splitting, tokenizer, capital filter, entity recogniser, entity check, then each
 remaining pipeline component (the attribute ruler and the lemmatiser as `SentenceParser` runs them, from their
 memos; `--spacy-ruler` for spaCy's own components) and egqa's relation rules. The models run on egqa's InferenceOps
-with one BLAS thread, as in `SentenceParser`; `--thinc-ops` runs them on thinc's own NumpyOps instead. CPU seconds,
-every run printed (the first fills the memos).
-Usage: python bench/extraction_profile.py [--corpus FILE] [--skip 40000] [--articles 300] [--runs 2] [--spacy-ruler]
-       [--thinc-ops]
+and Maxout and LayerNorm forwards with one BLAS thread, as in `SentenceParser`; `--thinc-ops` runs them on thinc's
+own NumpyOps and forwards instead. CPU seconds, every run printed (the first fills the memos).
+Usage: python bench/extraction_profile.py [--corpus FILE] [--skip 40000] [--articles 300] [--runs 2]
+       [--spacy-ruler] [--thinc-ops]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from graph_builder.extraction import (  # noqa: E402
     MAX_SENTENCE_CHARS, SentenceParser, _memo_component, doc_triples, load_pipeline, plain,
 )
 from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS  # noqa: E402
-from graph_builder.extraction.inference_ops import use_ops  # noqa: E402
+from graph_builder.extraction.inference_ops import THINC_FORWARDS, use_forwards, use_ops  # noqa: E402
 from graph_builder.extraction.sentences import article_sentences  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "reuters_ding2014" / \
@@ -58,6 +58,7 @@ def run_stages(args: argparse.Namespace) -> None:
     nlp = load_pipeline("sm")
     if args.thinc_ops:
         use_ops(nlp, NumpyOps())
+        use_forwards(nlp, THINC_FORWARDS)
     list(nlp.pipe(texts[:10]))  # warm-up
     for run in range(args.runs):
         took: dict[str, float] = defaultdict(float)

@@ -7,15 +7,26 @@ CPU ops compute the product with blis and the max in a loop that also records wh
 0.6 of blis's CPU time here) and the max as an element-wise maximum of the pieces, skipping the record a forward
 pass never reads. Same weights, same layers: on 5,152 news sentences the entities and parses were identical
 (docs/extraction.md, "Speed of the sentence path"). It cannot train: a backward pass through Maxout raises.
+
+`use_inference_layers` also gives the Maxout and LayerNorm layers forward passes that compute the same numbers with
+less memory traffic: a Maxout's weight rows ordered piece by piece (its product then holds each piece as a block of
+columns, so the max reads contiguous blocks), and a LayerNorm that takes the mean and centres its input once, where
+thinc's takes each twice (numpy's variance takes its own). Each output element is the same dot product, sum or
+quotient in the same order as thinc's, so the outputs are equal bit for bit (tests/graph_builder/
+test_extraction_speed.py checks them on random inputs and on the loaded pipeline's layers).
 """
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from spacy.language import Language
-from thinc.api import NumpyOps
+from thinc.api import Model, NumpyOps
+from thinc.layers import layernorm as thinc_layernorm
+from thinc.layers import maxout as thinc_maxout
 
 
 class InferenceOps(NumpyOps):
@@ -43,8 +54,11 @@ class InferenceOps(NumpyOps):
 
 
 def use_inference_ops(nlp: Language) -> int:
-    """Give every layer of the pipeline's trained components InferenceOps; return how many layers took them."""
-    return use_ops(nlp, InferenceOps())
+    """Give every layer of the pipeline's trained components InferenceOps and the inference forwards of its Maxout
+    and LayerNorm layers; return how many layers took the ops."""
+    layers = use_ops(nlp, InferenceOps())
+    use_inference_layers(nlp)
+    return layers
 
 
 def use_ops(nlp: Language, ops: NumpyOps) -> int:
@@ -59,3 +73,93 @@ def use_ops(nlp: Language, ops: NumpyOps) -> int:
                 layer.ops = ops
                 layers += 1
     return layers
+
+
+def _refuse_backprop(_: Any) -> Any:
+    raise RuntimeError("inference layers run trained pipelines only: load the pipeline with spaCy to train")
+
+
+def maxout_forward(model: Model, X: Any, is_train: bool) -> tuple[Any, Callable[[Any], Any]]:
+    """thinc's Maxout forward (X W^T + b, the max over the pieces) with W's rows taken piece by piece: the pieces of
+    the product are column blocks, each element the same dot product as thinc's."""
+    n_out, pieces = model.get_dim("nO"), model.get_dim("nP")
+    W, b = _by_piece(model)
+    Y = np.matmul(X, W.T)
+    Y += b
+    best = np.array(Y[:, :n_out])
+    for piece in range(1, pieces):
+        np.maximum(best, Y[:, piece * n_out:(piece + 1) * n_out], out=best)
+    return best, _refuse_backprop
+
+
+# Each Maxout layer's weights and bias by piece, by the id of its weights array (thinc's layers cannot be weakly
+# referenced, their arrays can: an entry goes when its array does), beside a reference to the bias they came from.
+_BY_PIECE: dict[int, tuple[weakref.ref[Any], Any, Any]] = {}
+
+
+def _by_piece(model: Model) -> tuple[Any, Any]:
+    """The layer's weights (nO, nP, nI) and bias (nO, nP) as (nP * nO, nI) and (nP * nO,), made once per layer
+    (the parameters of a trained pipeline do not change); made again if the parameters are replaced."""
+    W, b = model.get_param("W"), model.get_param("b")
+    memo = _BY_PIECE.get(id(W))
+    if memo is None or memo[0]() is not b:
+        n_out, pieces, n_in = model.get_dim("nO"), model.get_dim("nP"), model.get_dim("nI")
+        by_piece = W.reshape(n_out, pieces, n_in).transpose(1, 0, 2).reshape(-1, n_in)
+        bias = b.reshape(n_out, pieces).T.reshape(-1)
+        memo = (weakref.ref(b), np.ascontiguousarray(by_piece), np.ascontiguousarray(bias))
+        if id(W) not in _BY_PIECE:
+            weakref.finalize(W, _BY_PIECE.pop, id(W), None)
+        _BY_PIECE[id(W)] = memo
+    return memo[1], memo[2]
+
+
+def layernorm_forward(model: Model, X: Any, is_train: bool) -> tuple[Any, Callable[[Any], Any]]:
+    """thinc's LayerNorm forward ((X - mean) / sqrt(var + 1e-8) * G + b) with X centred once: numpy's mean and var
+    are these same sums and quotients."""
+    width = X.shape[1]
+    mu = np.add.reduce(X, axis=1, keepdims=True)
+    mu /= width
+    centred = X - mu
+    var = np.add.reduce(centred * centred, axis=1, keepdims=True)
+    var /= width
+    var += 1e-08
+    centred *= var ** (-1.0 / 2.0)
+    centred *= model.get_param("G")
+    centred += model.get_param("b")
+    return centred, _refuse_backprop
+
+
+INFERENCE_FORWARDS: dict[str, Callable[[Model, Any, bool], tuple[Any, Callable[[Any], Any]]]] = {
+    "maxout": maxout_forward,
+    "layernorm": layernorm_forward,
+}
+
+
+# thinc's own forward passes of the same layers, to put back (bench/extraction_profile.py --thinc-ops).
+THINC_FORWARDS: dict[str, Callable[[Model, Any, bool], tuple[Any, Callable[[Any], Any]]]] = {
+    "maxout": thinc_maxout.forward,
+    "layernorm": thinc_layernorm.forward,
+}
+
+
+def use_inference_layers(nlp: Language) -> int:
+    """Give the pipeline's Maxout and LayerNorm layers (by thinc's layer names) the forward passes above; return how
+    many layers took one."""
+    return use_forwards(nlp, INFERENCE_FORWARDS)
+
+
+def use_forwards(nlp: Language, forwards: dict[str, Callable[[Model, Any, bool], tuple[Any, Callable[[Any], Any]]]]
+                 ) -> int:
+    """Give each CPU layer of the pipeline's trained components named in `forwards` that forward pass."""
+    changed = 0
+    for _, component in nlp.pipeline:
+        model = getattr(component, "model", None)
+        if model is None or not hasattr(model, "walk"):
+            continue
+        for layer in model.walk():
+            forward = forwards.get(layer.name)
+            if forward is not None and isinstance(layer.ops, NumpyOps):
+                layer._func = forward
+                changed += 1
+    return changed
+

@@ -86,8 +86,9 @@ def _analysis(doc: Doc) -> list[tuple[str, str, int, str, str, str]]:
 
 
 def test_inference_ops_give_what_thincs_own_ops_give() -> None:
-    """The pipeline egqa loads runs on InferenceOps; spaCy's own load of the same package, on thinc's NumpyOps, tags,
-    parses and recognises the same sentences identically (the gemm and maxout are the only ops replaced)."""
+    """The pipeline egqa loads runs on InferenceOps and inference forwards; spaCy's own load of the same package, on
+    thinc's NumpyOps and layers, tags, parses and recognises the same sentences identically (the gemm and maxout are
+    the only ops replaced, Maxout and LayerNorm the only forwards)."""
     import numpy as np
     from thinc.api import Model, NumpyOps
 
@@ -115,6 +116,32 @@ def test_inference_ops_give_what_thincs_own_ops_give() -> None:
     assert np.array_equal(best, reference.maxout(pieces)[0]) and best.flags.c_contiguous and which is None
     with pytest.raises(RuntimeError, match="trained pipelines only"):
         ops.backprop_maxout(best, which, 3)
+
+
+def test_inference_forwards_equal_thincs_bit_for_bit() -> None:
+    """Every Maxout and LayerNorm layer of the loaded pipeline gives, on random inputs of several lengths, exactly
+    thinc's own forward's output (not merely close), and refuses a backward pass."""
+    import numpy as np
+    from thinc.layers import layernorm, maxout
+
+    from graph_builder.extraction.inference_ops import INFERENCE_FORWARDS, layernorm_forward, maxout_forward
+
+    thincs = {"maxout": maxout.forward, "layernorm": layernorm.forward}
+    nlp = load_pipeline()
+    layers = [layer for _, c in nlp.pipeline if hasattr(getattr(c, "model", None), "walk")
+              for layer in c.model.walk() if layer.name in INFERENCE_FORWARDS]
+    assert {layer.name for layer in layers} == {"maxout", "layernorm"}
+    assert all(layer._func is INFERENCE_FORWARDS[layer.name] for layer in layers)
+    assert {maxout_forward, layernorm_forward} == set(INFERENCE_FORWARDS.values())
+    rng = np.random.default_rng(11)
+    for layer in layers:
+        for rows in (1, 5, 130):
+            X = (rng.standard_normal((rows, layer.get_dim("nI"))) * 3).astype(np.float32)
+            ours, backprop = layer._func(layer, X, False)
+            assert np.array_equal(ours, thincs[layer.name](layer, X, False)[0])
+            assert ours.dtype == np.float32 and ours.flags.c_contiguous
+    with pytest.raises(RuntimeError, match="trained pipelines only"):
+        backprop(ours)
 
 
 def test_memo_lemmatizer_sets_what_spacys_lemmatizer_sets() -> None:
