@@ -124,15 +124,15 @@ def test_inference_forwards_equal_thincs_bit_for_bit() -> None:
     import numpy as np
     from thinc.layers import layernorm, maxout
 
-    from graph_builder.extraction.inference_ops import INFERENCE_FORWARDS, layernorm_forward, maxout_forward
+    from graph_builder.extraction.inference_ops import layernorm_forward, maxout_forward
 
     thincs = {"maxout": maxout.forward, "layernorm": layernorm.forward}
+    ours = {"maxout": maxout_forward, "layernorm": layernorm_forward}
     nlp = load_pipeline()
     layers = [layer for _, c in nlp.pipeline if hasattr(getattr(c, "model", None), "walk")
-              for layer in c.model.walk() if layer.name in INFERENCE_FORWARDS]
+              for layer in c.model.walk() if layer.name in ours]
     assert {layer.name for layer in layers} == {"maxout", "layernorm"}
-    assert all(layer._func is INFERENCE_FORWARDS[layer.name] for layer in layers)
-    assert {maxout_forward, layernorm_forward} == set(INFERENCE_FORWARDS.values())
+    assert all(layer._func is ours[layer.name] for layer in layers)
     rng = np.random.default_rng(11)
     for layer in layers:
         for rows in (1, 5, 130):
@@ -142,6 +142,32 @@ def test_inference_forwards_equal_thincs_bit_for_bit() -> None:
             assert ours.dtype == np.float32 and ours.flags.c_contiguous
     with pytest.raises(RuntimeError, match="trained pipelines only"):
         backprop(ours)
+
+
+def test_precomputed_embeddings_give_thincs_vectors_to_the_last_bits() -> None:
+    """Both hash-embedding chains of the sm pipeline (the recogniser's, the shared token vectors') run on precomputed
+    tables: the same vectors as thinc's chain within float32 rounding, and the thinc forwards can be put back."""
+    import numpy as np
+
+    from graph_builder.extraction.inference_ops import (
+        INFERENCE_FORWARDS, THINC_FORWARDS, embed_forward, is_hash_embed, use_forwards,
+    )
+
+    nlp = load_pipeline()
+    chains = [layer for _, c in nlp.pipeline if hasattr(getattr(c, "model", None), "walk")
+              for layer in c.model.walk() if is_hash_embed(layer)]
+    assert len(chains) == 2 and all(layer._func is embed_forward for layer in chains)
+    docs = [nlp.make_doc(text) for text in SENTENCES]
+    try:
+        fast = [layer(docs, False)[0] for layer in chains]
+        use_forwards(nlp, THINC_FORWARDS)
+        assert not any(layer._func is embed_forward for layer in chains)
+        slow = [layer(docs, False)[0] for layer in chains]
+    finally:
+        use_forwards(nlp, INFERENCE_FORWARDS)
+    for ours, thincs in zip(fast, slow, strict=True):
+        assert [a.shape for a in ours] == [a.shape for a in thincs] == [(len(d), 96) for d in docs]
+        assert all(np.allclose(a, b, rtol=0, atol=1e-4) for a, b in zip(ours, thincs, strict=True))
 
 
 def test_memo_lemmatizer_sets_what_spacys_lemmatizer_sets() -> None:
