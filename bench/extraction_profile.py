@@ -4,10 +4,11 @@ The stages run one after the other over the slice's distinct sentences (each com
 time is its own): rule sentence splitting, tokenizer, capital filter, entity recogniser, entity check, then each
 remaining pipeline component (the attribute ruler and the lemmatiser as `SentenceParser` runs them, from their
 memos; `--spacy-ruler` for spaCy's own components) and egqa's relation rules. The models run on egqa's InferenceOps
-and Maxout and LayerNorm forwards with one BLAS thread, as in `SentenceParser`; `--thinc-ops` runs them on thinc's
-own NumpyOps and forwards instead. CPU seconds, every run printed (the first fills the memos).
+and layer forwards (Maxout, LayerNorm, precomputed hash embeddings) with one BLAS thread, as in `SentenceParser`;
+`--thinc-ops` runs them on thinc's own NumpyOps and forwards instead, `--thinc-embeddings` puts back thinc's
+hash-embedding chains alone. CPU seconds, every run printed (the first fills the memos).
 Usage: python bench/extraction_profile.py [--corpus FILE] [--skip 40000] [--articles 300] [--runs 2]
-       [--spacy-ruler] [--thinc-ops]
+       [--spacy-ruler] [--thinc-ops] [--thinc-embeddings]
 """
 
 from __future__ import annotations
@@ -46,7 +47,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--spacy-ruler", action="store_true",
                         help="time spaCy's attribute ruler and lemmatiser instead of the memos")
-    parser.add_argument("--thinc-ops", action="store_true", help="run the models on thinc's NumpyOps, not InferenceOps")
+    parser.add_argument("--thinc-ops", action="store_true",
+                        help="run the models on thinc's NumpyOps and layer forwards, not egqa's inference ones")
+    parser.add_argument("--thinc-embeddings", action="store_true",
+                        help="run the hash embeddings on thinc's chain, not egqa's precomputed tables")
     args = parser.parse_args()
     with threadpool_limits(1, user_api="blas"):
         run_stages(args)
@@ -59,6 +63,8 @@ def run_stages(args: argparse.Namespace) -> None:
     if args.thinc_ops:
         use_ops(nlp, NumpyOps())
         use_forwards(nlp, THINC_FORWARDS)
+    if args.thinc_embeddings:
+        use_forwards(nlp, {"hash embeddings": THINC_FORWARDS["hash embeddings"]})
     list(nlp.pipe(texts[:10]))  # warm-up
     for run in range(args.runs):
         took: dict[str, float] = defaultdict(float)
