@@ -62,8 +62,8 @@ class InferenceOps(NumpyOps):
 
 
 def use_inference_ops(nlp: Language) -> int:
-    """Give every layer of the pipeline's trained components InferenceOps and the inference forwards of its Maxout
-    and LayerNorm layers; return how many layers took the ops."""
+    """Give every layer of the pipeline's trained components InferenceOps, and its Maxout and LayerNorm layers and
+    hash-embedding chains the inference forwards (`use_inference_layers`); return how many layers took the ops."""
     layers = use_ops(nlp, InferenceOps())
     use_inference_layers(nlp)
     return layers
