@@ -26,7 +26,7 @@ same on every slice checked (docs/extraction.md, "Speed of the sentence path").
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -69,18 +69,22 @@ def use_inference_ops(nlp: Language) -> int:
     return layers
 
 
-def use_ops(nlp: Language, ops: NumpyOps) -> int:
-    """Give every CPU layer of the pipeline's trained components `ops`; return how many layers took them."""
-    layers = 0
+def cpu_layers(nlp: Language) -> Iterator[Model]:
+    """Every layer of the pipeline's trained components that runs on thinc's CPU ops (any other backend, a GPU's,
+    is left alone)."""
     for _, component in nlp.pipeline:
         model = getattr(component, "model", None)
         if model is None or not hasattr(model, "walk"):
             continue
-        for layer in model.walk():
-            if isinstance(layer.ops, NumpyOps):  # leave any other backend (a GPU's) alone
-                layer.ops = ops
-                layers += 1
-    return layers
+        yield from (layer for layer in model.walk() if isinstance(layer.ops, NumpyOps))
+
+
+def use_ops(nlp: Language, ops: NumpyOps) -> int:
+    """Give every CPU layer of the pipeline's trained components `ops`; return how many layers took them."""
+    layers = list(cpu_layers(nlp))
+    for layer in layers:
+        layer.ops = ops
+    return len(layers)
 
 
 def _refuse_backprop(_: Any) -> Any:
@@ -228,13 +232,9 @@ def use_forwards(nlp: Language, forwards: dict[str, Forward]) -> int:
     """Give each CPU layer of the pipeline's trained components that `forwards` names (by thinc's layer name, or
     "hash embeddings" for a MultiHashEmbed chain) that forward pass; return how many layers took one."""
     changed = 0
-    for _, component in nlp.pipeline:
-        model = getattr(component, "model", None)
-        if model is None or not hasattr(model, "walk"):
-            continue
-        for layer in model.walk():
-            forward = forwards.get("hash embeddings" if is_hash_embed(layer) else layer.name)
-            if forward is not None and isinstance(layer.ops, NumpyOps):
-                layer._func = forward
-                changed += 1
+    for layer in cpu_layers(nlp):
+        forward = forwards.get("hash embeddings" if is_hash_embed(layer) else layer.name)
+        if forward is not None:
+            layer._func = forward
+            changed += 1
     return changed
