@@ -4,8 +4,9 @@ All three run in this process on the same cleaned texts, one after the other, be
 are timed in CPU seconds (the host steals CPU, which swings wall time between identical runs):
 - bare: `nlp.pipe(texts)` with every pipeline component, nothing else, the pipeline as spaCy loads it (spaCy's own
   speed, the baseline);
-- bare with egqa's ops: the same, on the pipeline as egqa loads it (thinc ops with numpy's BLAS and a forward-only
-  maxout, one BLAS thread: graph_builder/extraction/inference_ops.py), to show what the ops alone change;
+- bare with egqa's ops: the same, on the pipeline as egqa loads it (thinc ops with numpy's BLAS, forward-only Maxout
+  and LayerNorm layers, hash embeddings from precomputed tables, one BLAS thread:
+  graph_builder/extraction/inference_ops.py), to show what the models' inference code alone changes;
 - document path (extractor v1): egqa's pipeline on whole texts, then egqa's rules on every sentence;
 - sentence path (extractor v2, what `egqa extract` runs): rule sentence splitting, a sentence cache, a capital-letter
   filter, the entity recogniser on the rest, and the tagger/parser/lemmatiser only where an entity can be an argument
