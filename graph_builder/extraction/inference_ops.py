@@ -94,14 +94,25 @@ def _refuse_backprop(_: Any) -> Any:
 def maxout_forward(model: Model, X: Any, is_train: bool) -> tuple[Any, Callable[[Any], Any]]:
     """thinc's Maxout forward (X W^T + b, the max over the pieces) with W's rows taken piece by piece: the pieces of
     the product are column blocks, each element the same dot product as thinc's."""
-    n_out, pieces = model.get_dim("nO"), model.get_dim("nP")
     W, b = _by_piece(model)
     Y = np.matmul(X, W.T)
     Y += b
+    return _max_of_pieces(Y, model.get_dim("nO"), model.get_dim("nP")), _refuse_backprop
+
+
+def _max_of_pieces(Y: Any, n_out: int, pieces: int) -> Any:
+    """The element-wise max of a product's pieces, held piece by piece as column blocks of width `n_out`."""
     best = np.array(Y[:, :n_out])
     for piece in range(1, pieces):
         np.maximum(best, Y[:, piece * n_out:(piece + 1) * n_out], out=best)
-    return best, _refuse_backprop
+    return best
+
+
+def _remember(store: dict[int, Any], array: Any, value: Any) -> None:
+    """store[id(array)] = value, the entry dropped when the array is freed (so its id cannot be taken by another)."""
+    if id(array) not in store:
+        weakref.finalize(array, store.pop, id(array), None)
+    store[id(array)] = value
 
 
 # Each Maxout layer's weights and bias by piece, by the id of its weights array (thinc's layers cannot be weakly
@@ -119,9 +130,7 @@ def _by_piece(model: Model) -> tuple[Any, Any]:
         by_piece = W.reshape(n_out, pieces, n_in).transpose(1, 0, 2).reshape(-1, n_in)
         bias = b.reshape(n_out, pieces).T.reshape(-1)
         memo = (weakref.ref(b), np.ascontiguousarray(by_piece), np.ascontiguousarray(bias))
-        if id(W) not in _BY_PIECE:
-            weakref.finalize(W, _BY_PIECE.pop, id(W), None)
-        _BY_PIECE[id(W)] = memo
+        _remember(_BY_PIECE, W, memo)
     return memo[1], memo[2]
 
 
@@ -162,11 +171,7 @@ def embed_forward(model: Model, docs: Any, is_train: bool) -> tuple[Any, Callabl
         else:
             Y += rows
     Y += bias
-    n_out = maxout.get_dim("nO")
-    best = np.array(Y[:, :n_out])
-    for piece in range(1, maxout.get_dim("nP")):
-        np.maximum(best, Y[:, piece * n_out:(piece + 1) * n_out], out=best)
-    normed = layernorm_forward(layernorm, best, False)[0]
+    normed = layernorm_forward(layernorm, _max_of_pieces(Y, maxout.get_dim("nO"), maxout.get_dim("nP")), False)[0]
     return to_list(Ragged(normed, ragged.lengths), False)[0], _refuse_backprop
 
 
@@ -181,18 +186,15 @@ def _mixed_tables(model: Model, maxout: Model) -> tuple[list[tuple[Any, int, Any
     W, bias = _by_piece(maxout)
     embeddings = [embedding.layers for embedding in model.layers[2].layers[0].layers]  # (ints-getitem, hashembed)
     sources = [hashembed.get_param("E") for _, hashembed in embeddings]
-    key = id(maxout.get_param("W"))
-    memo = _MIXED.get(key)
+    memo = _MIXED.get(id(maxout.get_param("W")))
     if memo is None or any(ref() is not E for ref, E in zip(memo[0], sources, strict=True)):
         tables, start = [], 0
         for (getitem, hashembed), E in zip(embeddings, sources, strict=True):
             product = np.ascontiguousarray(E @ W[:, start:start + E.shape[1]].T)
             tables.append((getitem.attrs["index"], hashembed.attrs["seed"], product))
             start += E.shape[1]
-        if key not in _MIXED:
-            weakref.finalize(maxout.get_param("W"), _MIXED.pop, key, None)
         memo = ([weakref.ref(E) for E in sources], tables)
-        _MIXED[key] = memo
+        _remember(_MIXED, maxout.get_param("W"), memo)
     return memo[1], bias
 
 

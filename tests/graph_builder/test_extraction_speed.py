@@ -124,24 +124,22 @@ def test_inference_forwards_equal_thincs_bit_for_bit() -> None:
     import numpy as np
     from thinc.layers import layernorm, maxout
 
-    from graph_builder.extraction.inference_ops import layernorm_forward, maxout_forward
+    from graph_builder.extraction.inference_ops import cpu_layers, layernorm_forward, maxout_forward
 
     thincs = {"maxout": maxout.forward, "layernorm": layernorm.forward}
     ours = {"maxout": maxout_forward, "layernorm": layernorm_forward}
-    nlp = load_pipeline()
-    layers = [layer for _, c in nlp.pipeline if hasattr(getattr(c, "model", None), "walk")
-              for layer in c.model.walk() if layer.name in ours]
+    layers = [layer for layer in cpu_layers(load_pipeline()) if layer.name in ours]
     assert {layer.name for layer in layers} == {"maxout", "layernorm"}
     assert all(layer._func is ours[layer.name] for layer in layers)
     rng = np.random.default_rng(11)
     for layer in layers:
         for rows in (1, 5, 130):
             X = (rng.standard_normal((rows, layer.get_dim("nI"))) * 3).astype(np.float32)
-            ours, backprop = layer._func(layer, X, False)
-            assert np.array_equal(ours, thincs[layer.name](layer, X, False)[0])
-            assert ours.dtype == np.float32 and ours.flags.c_contiguous
+            got, backprop = layer._func(layer, X, False)
+            assert np.array_equal(got, thincs[layer.name](layer, X, False)[0])
+            assert got.dtype == np.float32 and got.flags.c_contiguous
     with pytest.raises(RuntimeError, match="trained pipelines only"):
-        backprop(ours)
+        backprop(got)
 
 
 def test_precomputed_embeddings_give_thincs_vectors_to_the_last_bits() -> None:
@@ -150,12 +148,11 @@ def test_precomputed_embeddings_give_thincs_vectors_to_the_last_bits() -> None:
     import numpy as np
 
     from graph_builder.extraction.inference_ops import (
-        INFERENCE_FORWARDS, THINC_FORWARDS, embed_forward, is_hash_embed, use_forwards,
+        INFERENCE_FORWARDS, THINC_FORWARDS, cpu_layers, embed_forward, is_hash_embed, use_forwards,
     )
 
     nlp = load_pipeline()
-    chains = [layer for _, c in nlp.pipeline if hasattr(getattr(c, "model", None), "walk")
-              for layer in c.model.walk() if is_hash_embed(layer)]
+    chains = [layer for layer in cpu_layers(nlp) if is_hash_embed(layer)]
     assert len(chains) == 2 and all(layer._func is embed_forward for layer in chains)
     docs = [nlp.make_doc(text) for text in SENTENCES]
     try:
