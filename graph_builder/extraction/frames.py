@@ -6,16 +6,16 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Token
 
-from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, argument_of
+from graph_builder.extraction.arguments import SKIPPED_ENTITY_LABELS, Argument, argument_of
 from graph_builder.extraction.slots import (
     Slot, clean_lemma, introduces_examples, measured_noun, prep_slots, slots_for, with_conjuncts,
 )
 from graph_builder.extraction.words import (
     AGENT_NOUNS, AGENT_NOUN_ENDINGS, AMOUNT_LABELS, APPOINTING_VERBS, CHANGE_VERBS, COMPARISON_PREPOSITIONS,
     DIRECTION_ADVERBS, FRAMING_PREPOSITIONS, HOLDING_NOUNS, INTRANSITIVE_VERBS, LEVEL_PREPOSITIONS, LIGHT_VERBS,
-    NOMINAL_VERBS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS, RANK_WORDS, RECEIVER_VERBS,
-    REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, SUBJECT_DEPS, SUBORDINATING_PREPOSITIONS, UNREALISED_MODIFIERS,
-    UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
+    NOMINAL_VERBS, ORGANIZATION_POSTS, PATIENT_NOUNS, PERSON_TITLES, PLACE_LABELS, PLACE_PREPOSITIONS,
+    PORTFOLIO_WORDS, RANK_WORDS, RECEIVER_VERBS, REPORTING_VERBS, SCENE_PREPOSITIONS, SOURCE_VERBS, STATE_POSTS,
+    SUBJECT_DEPS, SUBORDINATING_PREPOSITIONS, UNREALISED_MODIFIERS, UNREALISING_VERBS, VERB_PHRASES_AFTER_OBJECT,
 )
 
 
@@ -384,7 +384,14 @@ def copula_frames(copula: Token) -> list[Frame]:
     base_words = {copula, *(c for c in copula.children if c.dep_ in {"neg", "aux"} and c.tag_ != "MD")}
     frames = []
     for child in copula.children:
-        if child.dep_ == "attr" and child.pos_ in {"NOUN", "PROPN"} and not child.ent_type_:
+        member = one_of(child) if child.dep_ == "attr" else None
+        if member is not None:
+            # "X is one of the biggest shareholders in Y": (one.of.1,one.of.2) X -> shareholder as written, and
+            # (shareholder.in.1,shareholder.in.2) X -> Y as "X is the biggest shareholder in Y" gives
+            frames.append(Frame("one.of", copula, subjects + slots_for([member], "2"), negations,
+                                words={*base_words, child, member.head}))
+            child = member
+        if (child.dep_ == "attr" or member is not None) and child.pos_ in {"NOUN", "PROPN"} and not child.ent_type_:
             noun = post_lemma(child)
             for prep in child.children:
                 marker = clean_lemma(prep) if prep.dep_ == "prep" else None
@@ -417,18 +424,26 @@ def copula_frames(copula: Token) -> list[Frame]:
     return frames
 
 
-def apposition_frames(noun: Token) -> list[Frame]:
-    """"Peter Fellner, economist at James Capel" -> (economist.at.1,economist.at.2), like a copula."""
+def apposition_frames(noun: Token, appos: Token | None = None) -> list[Frame]:
+    """"Peter Fellner, economist at James Capel" -> (economist.at.1,economist.at.2), like a copula; "Tim Cook, Apple's
+    chief executive" -> (executive.of.1,executive.of.2), as "Tim Cook, chief executive of Apple" gives. `appos` is the
+    apposition when `noun` is the member it picks ("Microsoft, one of the biggest shareholders in Yahoo": `one_of`)."""
+    appos = appos or noun
     lemma = post_lemma(noun)
-    anchor = argument_of(noun.head)
-    plural_anchor = noun.head.tag_ in {"NNS", "NNPS"} or noun.head.dep_ == "conj" or \
-        any(c.dep_ == "conj" for c in noun.head.children)
-    if lemma is None or anchor is None or (noun.tag_ == "NNS" and not plural_anchor):
+    anchor = argument_of(appos.head)
+    plural_anchor = appos.head.tag_ in {"NNS", "NNPS"} or appos.head.dep_ == "conj" or \
+        any(c.dep_ == "conj" for c in appos.head.children)
+    if lemma is None or anchor is None or (appos.tag_ == "NNS" and not plural_anchor):
         return []  # a plural beside one name is an item of a list ("Acme Inc, 2,000 shares of Widget Corp")
-    before = noun.doc[noun.left_edge.i - 1] if noun.left_edge.i > 0 else None
+    before = noun.doc[appos.left_edge.i - 1] if appos.left_edge.i > 0 else None
     if before is None or before.text not in {",", "(", "-", "--", "—", "–"}:
         return []  # no apposition without a comma: "Sun Banks in Florida and Trust Co banks in Georgia"
     frames = []
+    if appos is not noun:  # "X, one of the biggest shareholders in Y": (one.of.1,one.of.2) as in a copula
+        frames.append(Frame("one.of", appos, [Slot(anchor, "1"), *slots_for([noun], "2")], words={appos, noun.head}))
+    owner = post_owner(noun, noun.left_edge.i, plural=appos is not noun)
+    if owner is not None and holds_post(anchor, noun):
+        frames.append(Frame(f"{lemma}.of", noun, [Slot(anchor, "1"), Slot(owner, "2")], words={noun}))
     for prep in noun.children:
         marker = clean_lemma(prep) if prep.dep_ == "prep" else None
         if marker is None or marker in {"such", "including", "like"}:
@@ -465,6 +480,88 @@ def title_frames(name: Token) -> list[Frame]:
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
         frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep}))
     return frames
+
+
+# Names that own a person's post written before it: "Apple's chief executive", "Apple chief executive", "U.S. President".
+_POST_OWNER_LABELS = frozenset({"ORG", "GPE"})
+_POSSESSIVE_OWNER_LABELS = frozenset({"ORG", "GPE", "PERSON"})
+# Words between an owner and its post: "Apple's new chief executive", "Acme's former acting president".
+_POST_MODIFIER_DEPS = frozenset({"amod", "case", "punct"})
+
+
+def post_owner(post: Token, floor: int, plural: bool = False) -> Argument | None:
+    """The name that owns a person's post, written right before it and not before token `floor`: a possessor
+    ("Apple's chief executive", "Obama's spokesman") or a name compounded with the post ("Apple chief executive",
+    "JPMorgan Chase Chief Executive"); adjectives and other post words may stand between ("Apple's new chief
+    executive"). None for a post that is not a person's, or one without such a name ("U.S. District Judge": the
+    court is not named). A plural post is one only as the member of a partitive (`plural`: "one of Apple's top
+    executives")."""
+    lemma = clean_lemma(post)
+    if lemma not in PERSON_TITLES or post.ent_type_ or (post.tag_ in {"NNS", "NNPS"} and not plural):
+        return None  # a post the recogniser took into a name ("Yahoo Chief Executive") has no sure owner
+    doc, i = post.doc, post.i - 1
+    while i >= floor and not doc[i].ent_type_ and (clean_lemma(doc[i]) in PERSON_TITLES | RANK_WORDS
+                                                   or doc[i].dep_ in _POST_MODIFIER_DEPS):
+        i -= 1
+    if i < floor:
+        return None
+    owner = doc[i]
+    possessive = i + 1 < post.i and doc[i + 1].dep_ == "case"
+    if owner.ent_type_ not in (_POSSESSIVE_OWNER_LABELS if possessive else _POST_OWNER_LABELS):
+        return None
+    if owner.lower_ in PORTFOLIO_WORDS or clean_lemma(owner) in PERSON_TITLES:
+        return None  # "Finance Minister", "EU Energy Commissioner", "Nissan Motor Executive Vice President"
+    if owner.ent_type_ == "GPE" and not possessive and lemma not in STATE_POSTS:
+        return None  # "chief U.S. economist": a country before a post is its field, but for a state's posts
+    found = argument_of(owner)
+    return found if found is not None and found.is_entity else None
+
+
+def holds_post(holder: Argument, post: Token) -> bool:
+    """Whether a mention can hold a post: a person any, an organisation those that organisations hold ("Yahoo's
+    largest shareholder, Microsoft")."""
+    return holder.type == "person" or (holder.type == "organization" and clean_lemma(post) in ORGANIZATION_POSTS)
+
+
+def owned_post_frames(name: Token) -> list[Frame]:
+    """A name right after a post that another name owns holds it: "Apple's chief executive Tim Cook", "Apple chief
+    executive Tim Cook", "JPMorgan Chase Chief Executive Jamie Dimon" -> (executive.of.1,executive.of.2), as "Tim Cook,
+    chief executive of Apple" gives; "Yahoo's largest shareholder, Microsoft" -> (shareholder.of.1,shareholder.of.2).
+    A post set off by a comma after the name is `apposition_frames`'."""
+    doc = name.doc
+    if name.ent_type_ not in {"PERSON", "ORG"} or (name.i + 1 < len(doc) and doc[name.i + 1].ent_iob_ == "I"):
+        return []  # the name's last word only, so once per name
+    holder = argument_of(name)
+    first = name.i
+    while first > 0 and doc[first].ent_iob_ == "I":
+        first -= 1
+    if holder is None or first == 0:
+        return []
+    post = doc[first - 1]
+    if post.text == "," and first > 1 and name.dep_ == "appos" and name.head.i == first - 2:
+        post = doc[first - 2]  # "Yahoo's largest shareholder, Microsoft"
+    elif not (post.head.i == name.i or name.head.i == post.i):
+        return []  # the post hangs on the name ("Apple chief executive Tim Cook") or the name on the post (appos)
+    if post.pos_ not in {"NOUN", "PROPN"} or not holds_post(holder, post):
+        return []
+    owner = post_owner(post, min(post.left_edge.i, name.left_edge.i))
+    lemma = post_lemma(post)
+    if owner is None or lemma is None or owner.norm == holder.norm:
+        return []
+    return [Frame(f"{lemma}.of", post, [Slot(holder, "1"), Slot(owner, "2")], words={post})]
+
+
+def one_of(token: Token) -> Token | None:
+    """The noun a partitive "one of the N" picks a member of ("X is one of the biggest shareholders in Y"), read as
+    the post or the class ("X is the biggest shareholder in Y"); None otherwise."""
+    if token.lower_ != "one":
+        return None
+    for prep in token.children:
+        if prep.dep_ == "prep" and prep.lower_ == "of":
+            for pobj in prep.children:
+                if pobj.dep_ == "pobj" and pobj.pos_ == "NOUN" and pobj.tag_ == "NNS" and not pobj.ent_type_:
+                    return pobj
+    return None
 
 
 _POSSESSIVE_PRONOUNS = frozenset({"its", "their", "his", "her"})

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from spacy.tokens import Span, Token
 
 from graph_builder.extraction.frames import (
-    Frame, apposition_frames, copula_frames, negating_determiner, nominal_frames, phrase_verb, title_frames, verb_frame,
+    Frame, apposition_frames, copula_frames, negating_determiner, nominal_frames, one_of, owned_post_frames, phrase_verb,
+    title_frames, verb_frame,
 )
 from graph_builder.extraction.inheritance import has_to, inherit
 from graph_builder.extraction.naming import CONTROL_SEPARATOR, NEGATION_PREFIX, Relation, frame_relations, predicate_name
@@ -40,8 +41,12 @@ def sentence_frames(sent: Span) -> list[Frame]:
             extra += copula_frames(token)
         if token.dep_ == "appos" and token.pos_ == "NOUN" and not token.ent_type_:
             extra += apposition_frames(token)
+        elif token.dep_ == "appos" and one_of(token) is not None:  # "X, one of the biggest shareholders in Y"
+            extra += apposition_frames(one_of(token), token)  # type: ignore[arg-type]
         elif token.dep_ == "appos" and token.ent_type_ == "PERSON":
             extra += title_frames(token)
+        if token.ent_type_ in {"PERSON", "ORG"}:
+            extra += owned_post_frames(token)
         if token.pos_ == "NOUN":
             extra += nominal_frames(token)
     # Heads before dependents, so a conjunct inherits from a frame that already inherited.

@@ -125,6 +125,20 @@ PERSON_TITLES = frozenset({
     "investor", "employee", "consultant", "researcher", "scientist", "official", "vice-president", "ceo", "cfo",
     "coo", "administrator", "superintendent", "dean", "judge", "prosecutor", "coach", "captain", "boss"})
 
+# Posts an organisation holds as a person does: "Yahoo's largest shareholder, Microsoft".
+ORGANIZATION_POSTS = frozenset({"shareholder", "investor", "owner", "partner", "member", "adviser", "advisor",
+                                "consultant", "founder", "cofounder", "co-founder"})
+
+# A government's portfolios, which name a post's field, not its owner ("Finance Minister", "EU Energy Commissioner").
+PORTFOLIO_WORDS = frozenset({"finance", "media", "energy", "trade", "defense", "defence", "foreign", "interior", "economy",
+                             "economic", "health", "justice", "labor", "labour", "agriculture", "commerce", "transport",
+                             "education", "environment", "industry", "culture", "home", "budget", "internal",
+                             "competition", "employment", "development", "infrastructure"})
+# Posts a country holds ("U.S. President", "U.S. Attorney"); before other posts a country names the field ("chief U.S.
+# economist").
+STATE_POSTS = frozenset({"president", "minister", "secretary", "ambassador", "senator", "envoy", "mayor", "leader",
+                         "governor", "representative", "commissioner", "attorney", "general", "treasurer", "chancellor"})
+
 # Words before a post that make it another post ("vice president", "deputy governor"): they join its predicate,
 # `(vice.president.of.1,vice.president.of.2)`, so a deputy is not read as the one they stand in for.
 RANK_WORDS = frozenset({"vice", "deputy", "assistant", "associate", "under"})

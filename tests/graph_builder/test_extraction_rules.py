@@ -987,3 +987,52 @@ def test_an_adverb_of_time_is_no_particle() -> None:
 def test_a_gerund_after_an_adverb_of_direction_is_controlled_by_the_verb(
         sentence: str, expected: tuple[str, str, str]) -> None:
     assert expected in _triples(sentence)
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # extractor v25: a post that a name owns, written before it, is the person's post of that name, as "Tim Cook,
+    # chief executive of Apple" gives: a possessor, a name compounded with the post, after or before the person
+    ("Tim Cook, Apple's chief executive, said sales would rise.", ("tim cook", "(executive.of.1,executive.of.2)", "apple")),
+    ("Apple's new chief executive Tim Cook said sales would rise.",
+     ("tim cook", "(executive.of.1,executive.of.2)", "apple")),
+    ("Apple chief executive Tim Cook said sales would rise.", ("tim cook", "(executive.of.1,executive.of.2)", "apple")),
+    ("JPMorgan Chase Chief Executive Jamie Dimon told reporters he was disappointed.",
+     ("jamie dimon", "(executive.of.1,executive.of.2)", "jpmorgan chase")),
+    ("Federal Reserve Chairman Ben Bernanke said rates would stay low.",
+     ("ben bernanke", "(chairman.of.1,chairman.of.2)", "federal reserve")),
+    ("Obama's spokesman Jay Carney declined to comment.", ("jay carney", "(spokesman.of.1,spokesman.of.2)", "obama")),
+])
+def test_a_post_a_name_owns_is_the_persons_post_of_it(sentence: str, expected: tuple[str, str, str]) -> None:
+    triples = _triples(sentence)
+    assert expected in triples
+    assert sum(t[1] == expected[1] for t in triples) == 1  # once, whichever way the parser hangs the post
+
+
+@pytest.mark.parametrize("sentence", [
+    "Apple's Tim Cook said sales would rise.",  # no post
+    "U.S. District Judge Jed Rakoff rejected the settlement.",  # the court is not named
+    "Apple hired Tim Cook, a former chief executive.",  # no owner
+])
+def test_no_post_without_its_owner_named_right_before_it(sentence: str) -> None:
+    assert not any(t[1].endswith(".of.2)") for t in _triples(sentence))
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # extractor v25: "one of the N" is read as the N, in a copula and in an apposition
+    ("Microsoft is one of the biggest shareholders in Yahoo.",
+     ("microsoft", "(shareholder.in.1,shareholder.in.2)", "yahoo")),
+    ("Microsoft, one of the biggest shareholders in Yahoo, declined to comment.",
+     ("microsoft", "(shareholder.in.1,shareholder.in.2)", "yahoo")),
+    ("Tim Cook, one of Apple's top executives, declined to comment.",
+     ("tim cook", "(executive.of.1,executive.of.2)", "apple")),
+    # an organisation holds the posts organisations hold
+    ("Yahoo's largest shareholder, Microsoft, declined to comment.",
+     ("microsoft", "(shareholder.of.1,shareholder.of.2)", "yahoo")),
+])
+def test_one_of_the_n_is_read_as_the_n(sentence: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _triples(sentence)
+
+
+def test_an_organisation_holds_no_persons_post() -> None:
+    assert not any(t[1] == "(executive.of.1,executive.of.2)" for t in _triples(
+        "Apple's chief executive, Acme Corp, declined to comment."))
