@@ -58,6 +58,7 @@ class PlainRelation:
     negated: bool
     subj: PlainArgument
     obj: PlainArgument
+    described: bool = False  # `Relation.described`
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,7 @@ def plain(rel: Relation) -> PlainRelation:
     """Copy a relation into plain strings, dropping its spaCy tokens."""
     def arg(a: object) -> PlainArgument:
         return PlainArgument(a.norm, a.text, a.type, a.is_entity)  # type: ignore[attr-defined]
-    return PlainRelation(rel.predicate, rel.predicate_text, rel.negated, arg(rel.subj), arg(rel.obj))
+    return PlainRelation(rel.predicate, rel.predicate_text, rel.negated, arg(rel.subj), arg(rel.obj), rel.described)
 
 
 @dataclass

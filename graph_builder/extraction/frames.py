@@ -32,6 +32,9 @@ class Frame:
     passive: bool = False
     # Pairs stated beside the slots' own pairing: the object and the place of its noun ("cut jobs in Ohio").
     pairs: list[tuple[Slot, Slot]] = field(default_factory=list)
+    # A description of a participant, not what its clause asserts: an apposition or a post written before a name
+    # ("Tim Cook, Apple's chief executive, resigned"). The news states it; a question presupposes it.
+    described: bool = False
 
 
 def fronted(prep: Token, verb: Token) -> bool:
@@ -393,6 +396,12 @@ def copula_frames(copula: Token) -> list[Frame]:
             child = member
         if (child.dep_ == "attr" or member is not None) and child.pos_ in {"NOUN", "PROPN"} and not child.ent_type_:
             noun = post_lemma(child)
+            owner = post_owner(child, child.left_edge.i, plural=member is not None)
+            if owner is not None and noun is not None:  # "X is Apple's chief executive" -> (executive.of.1,executive.of.2)
+                holders = [s for s in subjects if holds_post(s.arg, child)]
+                if holders:
+                    frames.append(Frame(f"{noun}.of", copula, [*holders, Slot(owner, "2")], negations,
+                                        words={*base_words, child}))
             for prep in child.children:
                 marker = clean_lemma(prep) if prep.dep_ == "prep" else None
                 if noun is None or marker is None:
@@ -440,16 +449,17 @@ def apposition_frames(noun: Token, appos: Token | None = None) -> list[Frame]:
         return []  # no apposition without a comma: "Sun Banks in Florida and Trust Co banks in Georgia"
     frames = []
     if appos is not noun:  # "X, one of the biggest shareholders in Y": (one.of.1,one.of.2) as in a copula
-        frames.append(Frame("one.of", appos, [Slot(anchor, "1"), *slots_for([noun], "2")], words={appos, noun.head}))
+        frames.append(Frame("one.of", appos, [Slot(anchor, "1"), *slots_for([noun], "2")], words={appos, noun.head},
+                            described=True))
     owner = post_owner(noun, noun.left_edge.i, plural=appos is not noun)
     if owner is not None and holds_post(anchor, noun):
-        frames.append(Frame(f"{lemma}.of", noun, [Slot(anchor, "1"), Slot(owner, "2")], words={noun}))
+        frames.append(Frame(f"{lemma}.of", noun, [Slot(anchor, "1"), Slot(owner, "2")], words={noun}, described=True))
     for prep in noun.children:
         marker = clean_lemma(prep) if prep.dep_ == "prep" else None
         if marker is None or marker in {"such", "including", "like"}:
             continue
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
-        frame = Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep})
+        frame = Frame(f"{lemma}.{marker}", noun, [Slot(anchor, "1"), *objects], words={noun, prep}, described=True)
         frames.append(frame)
     return frames
 
@@ -478,7 +488,8 @@ def title_frames(name: Token) -> list[Frame]:
         if marker is None or marker in {"such", "including", "like"} or (only is not None and prep != only):
             continue
         objects = slots_for([c for c in prep.children if c.dep_ == "pobj"], "2")
-        frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep}))
+        frames.append(Frame(f"{lemma}.{marker}", title, [Slot(anchor, "1"), *objects], words={title, prep},
+                            described=True))
     return frames
 
 
@@ -548,7 +559,7 @@ def owned_post_frames(name: Token) -> list[Frame]:
     lemma = post_lemma(post)
     if owner is None or lemma is None or owner.norm == holder.norm:
         return []
-    return [Frame(f"{lemma}.of", post, [Slot(holder, "1"), Slot(owner, "2")], words={post})]
+    return [Frame(f"{lemma}.of", post, [Slot(holder, "1"), Slot(owner, "2")], words={post}, described=True)]
 
 
 def one_of(token: Token) -> Token | None:

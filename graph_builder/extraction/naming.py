@@ -24,6 +24,7 @@ class Relation:
     negated: bool
     subj: Argument
     obj: Argument
+    described: bool = False  # from a description of a participant (`Frame.described`), not an asserted clause
 
 
 
@@ -63,4 +64,4 @@ def frame_relations(frame: Frame, require_entity: bool = True) -> Iterator[Relat
             continue
         words = sorted({*frame.words, *first.words, *second.words}, key=lambda t: t.i)
         yield Relation(predicate_name(frame, first, second, negated), " ".join(t.text for t in words),
-                       negated, first.arg, second.arg)
+                       negated, first.arg, second.arg, frame.described)

@@ -16,7 +16,7 @@ from spacy.language import Language
 
 from graph_builder.errors import InputError, ModelMissingError
 
-EXTRACTOR_VERSION = "egqa.spacy-dep.v25"
+EXTRACTOR_VERSION = "egqa.spacy-dep.v26"
 
 
 class ParserName(StrEnum):

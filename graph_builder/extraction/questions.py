@@ -16,6 +16,8 @@ is wrong, and the question is read again:
   missed at the head of the question ("Dish bid for Sprint.") is stood in for too, as a name of unknown type.
 A common noun a name owns ("Portugal's rating") or comes before ("Tepco shareholders"), or a demonym's country
 ("Chinese authorities": China), also gives a reading with the name in its place (`read_question`).
+A description of a participant (an apposition, a post written before a name: `Relation.described`) is presupposed,
+not asked: its reading is kept only where the question gives no other.
 Questions only: the corpus is read as the parser reads it.
 """
 
@@ -33,6 +35,7 @@ from graph_builder.extraction import DEFAULT_MODEL, _parsing, doc_triples, relat
 from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE, company_type, normalise
 
 STAND_INS = ("Alice", "Bob", "Carol")
+MEMBERSHIP_PREDICATE = "(one.of.1,one.of.2)"  # "X is one of the N": a class, not a participant a name stands for
 # Subordinators of a time or cause clause after the main one ("... days after the takeover closed").
 CLAUSE_MARKS = frozenset({"after", "before", "when", "while", "as", "because", "since", "until", "once"})
 # Words that measure the time between the main clause and a time clause ("days after", "shortly before").
@@ -75,8 +78,10 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
         found = _with_unrecognised_names(_relations(doc, True), _relations(doc, False))
         if found and _root_is_noun(doc):
             found = _repaired(nlp, doc, ROOT_REPAIRS) or found  # no verb at the root: its readings are side ones
-        if found:
-            return found, owners
+        asserted = [t for t in found if not t["described"]]
+        if asserted:
+            return _without_marks(asserted), owners
+        described, found = found, []  # a description alone ("Apple's chief executive Tim Cook resigned"): read again
         names = _stand_in_names(doc)
         masked = _masked(text, names)
         masked_doc = nlp(masked) if names else None
@@ -85,7 +90,7 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
         found = found or _repaired(nlp, doc, REPAIRS)
         if not found and masked_doc is not None:
             found = _put_back(_repaired(nlp, masked_doc, REPAIRS[1:]), names)  # the repairs not tried above
-        return found, owners
+        return _without_marks([t for t in found if not t["described"]] or described or found), owners
 
 
 def detached_final_stop(nlp: Language, text: str) -> str:
@@ -147,8 +152,17 @@ def _with_unrecognised_names(named: list[dict[str, object]],
                     and any(str(r[f"{side}_text"])[:1].isupper() for side in ("subject", "object"))]
 
 
+def _without_marks(found: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The readings as `extract_text` gives them, without the `described` mark `_relations` adds."""
+    return [{k: v for k, v in t.items() if k != "described"} for t in found]
+
+
 def _relations(doc: Doc, require_entity: bool) -> list[dict[str, object]]:
-    return [relation_dict(rel) for s in doc_triples(doc, require_entity) for rel in s.relations]
+    """The readings of a parse, each marked `described` where it comes from a description of a participant (an
+    apposition, a post before a name), which a question presupposes rather than asks: "Barclays boss Diamond was
+    arrested" asks whether Diamond was arrested, not whether he is Barclays' boss."""
+    return [{**relation_dict(rel), "described": rel.described}
+            for s in doc_triples(doc, require_entity) for rel in s.relations]
 
 
 def _repaired(nlp: Language, doc: Doc, repairs: tuple[Repair, ...]) -> list[dict[str, object]]:
@@ -326,9 +340,12 @@ def countries_by_demonym() -> dict[str, str]:
 
 
 def _owner_readings(found: list[dict[str, object]], owners: dict[str, _Name]) -> list[dict[str, object]]:
-    """A copy of each reading with an argument of unknown type whose head a name owns, the owner in its place."""
+    """A copy of each reading with an argument of unknown type whose head a name owns, the owner in its place; not of
+    a class membership ("is one of Apple's executives": Cook is not one of Apple)."""
     out = []
     for t in found:
+        if str(t["predicate"]).endswith(MEMBERSHIP_PREDICATE):
+            continue
         for side, other in (("subject", "object"), ("object", "subject")):
             head = str(t[side]).split()[-1] if t[side] else ""
             owner = owners.get(head)

@@ -1036,3 +1036,9 @@ def test_one_of_the_n_is_read_as_the_n(sentence: str, expected: tuple[str, str, 
 def test_an_organisation_holds_no_persons_post() -> None:
     assert not any(t[1] == "(executive.of.1,executive.of.2)" for t in _triples(
         "Apple's chief executive, Acme Corp, declined to comment."))
+
+
+def test_a_copula_with_an_owned_post_states_the_post() -> None:
+    assert ("tim cook", "(executive.of.1,executive.of.2)", "apple") in _triples("Tim Cook is Apple's chief executive.")
+    assert ("tim cook", "NEG__(executive.of.1,executive.of.2)", "apple") in _triples(
+        "Tim Cook is not Apple's chief executive.")

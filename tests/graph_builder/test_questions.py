@@ -133,3 +133,19 @@ def test_a_name_the_recogniser_missed_keeps_its_reading_beside_a_recognised_ones
     assert readings[0] == ("avon", "(pull.out.1,pull.out.of.2)", "ireland")
     assert ("avon", "(cut.1,cut.2)", "job") in readings
     assert _triples("Ford cut 400 jobs and the union rejected the plan.") == [("ford", "(cut.1,cut.2)", "job")]
+
+
+def test_a_description_of_a_participant_is_presupposed_not_asked() -> None:
+    # "Apple chief executive Tim Cook" describes Cook: the question asks whether he visited Paris, and a reading of
+    # the post would answer it from news about the post alone.
+    readings = {(t["subject"], t["predicate"], t["object"]) for t in read_question(
+        "Apple chief executive Tim Cook visited Paris.")}
+    assert readings == {("tim cook", "(visit.1,visit.2)", "paris")}
+    readings = {(t["subject"], t["predicate"], t["object"]) for t in read_question(
+        "Tim Cook, the chief executive of Apple, visited Paris.")}
+    assert readings == {("tim cook", "(visit.1,visit.2)", "paris")}
+    # a copula asks the post; a description alone is what there is to ask
+    assert [(t["subject"], t["predicate"], t["object"]) for t in read_question("Tim Cook is the chief executive of Apple.")
+            ] == [("tim cook", "(executive.of.1,executive.of.2)", "apple")]
+    assert [(t["subject"], t["predicate"], t["object"]) for t in read_question("Apple's chief executive Tim Cook resigned.")
+            ] == [("tim cook", "(executive.of.1,executive.of.2)", "apple")]
