@@ -30,7 +30,7 @@ def test_a_question_set_is_well_formed_and_about_the_evaluation_period(path: Pat
 
 
 def test_the_blind_sets_are_there_half_true_each_with_its_source() -> None:
-    assert len(BLIND) == 8
+    assert len(BLIND) == 9
     for path in BLIND:
         rows = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
         assert len(rows) == 80 and sum(r["expected"] for r in rows) == 40
