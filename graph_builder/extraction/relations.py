@@ -41,8 +41,8 @@ def sentence_frames(sent: Span) -> list[Frame]:
             extra += copula_frames(token)
         if token.dep_ == "appos" and token.pos_ == "NOUN" and not token.ent_type_:
             extra += apposition_frames(token)
-        elif token.dep_ == "appos" and one_of(token) is not None:  # "X, one of the biggest shareholders in Y"
-            extra += apposition_frames(one_of(token), token)  # type: ignore[arg-type]
+        elif token.dep_ == "appos" and (member := one_of(token)) is not None:  # "X, one of the shareholders in Y"
+            extra += apposition_frames(member, token)
         elif token.dep_ == "appos" and token.ent_type_ == "PERSON":
             extra += title_frames(token)
         if token.ent_type_ in {"PERSON", "ORG"}:
