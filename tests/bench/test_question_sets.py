@@ -25,7 +25,7 @@ def test_every_blind_set_comes_first_then_ours() -> None:
     files = sets.question_files()
     names = [p.stem for p in files]
     assert names[0].startswith("written_blind") and names[-1].startswith("people_ask")
-    assert sum(n.startswith("written_blind") for n in names) == 8
+    assert sum(n.startswith("written_blind") for n in names) == 9
 
 
 def test_two_runs_are_compared_set_by_set_and_summed_over_the_blind_sets(tmp_path: Path) -> None:
