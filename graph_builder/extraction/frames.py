@@ -498,6 +498,7 @@ _POST_OWNER_LABELS = frozenset({"ORG", "GPE"})
 _POSSESSIVE_OWNER_LABELS = frozenset({"ORG", "GPE", "PERSON"})
 # Words between an owner and its post: "Apple's new chief executive", "Acme's former acting president".
 _POST_MODIFIER_DEPS = frozenset({"amod", "case", "punct"})
+_POST_WORDS = PERSON_TITLES | RANK_WORDS  # "chief executive", "vice president": the words of a post
 
 
 def post_owner(post: Token, floor: int, plural: bool = False) -> Argument | None:
@@ -511,7 +512,7 @@ def post_owner(post: Token, floor: int, plural: bool = False) -> Argument | None
     if lemma not in PERSON_TITLES or post.ent_type_ or (post.tag_ in {"NNS", "NNPS"} and not plural):
         return None  # a post the recogniser took into a name ("Yahoo Chief Executive") has no sure owner
     doc, i = post.doc, post.i - 1
-    while i >= floor and not doc[i].ent_type_ and (clean_lemma(doc[i]) in PERSON_TITLES | RANK_WORDS
+    while i >= floor and not doc[i].ent_type_ and (clean_lemma(doc[i]) in _POST_WORDS
                                                    or doc[i].dep_ in _POST_MODIFIER_DEPS):
         i -= 1
     if i < floor:
