@@ -7,7 +7,10 @@ fitted combination), and writes OUT/<set>-combined.json and OUT/<set>-default.js
 answer, as `egqa benchmark questions --json` prints them. `compare A B` prints each set's totals in both runs, the
 sums over the blind sets, and every question whose answer or evidence changed.
 
-Usage: python bench/question_sets.py ask --url http://127.0.0.1:8000 --out out/q-now [--scorer S]
+`ask --headlines` asks the same questions written as headlines instead (benchmark/questions/headlines: each line's
+`prose` is the question as its set writes it), into its own OUT.
+
+Usage: python bench/question_sets.py ask --url http://127.0.0.1:8000 --out out/q-now [--scorer S] [--headlines]
        python bench/question_sets.py compare out/q-before out/q-now
 """
 
@@ -30,15 +33,20 @@ DEFAULT_SCORER = "binc_clean+smooth+act+lm+dir"
 RUNS = ("combined", "default")  # the service's default scorer, and --scorer
 
 
+HEADLINES = QUESTIONS / "headlines"  # the same questions written as headlines (`--headlines`)
+
+
 def question_files(root: Path = QUESTIONS) -> list[Path]:
-    """The blind sets first (held_out/), then ours."""
-    return sorted((root / "held_out").glob("*.jsonl")) + sorted(root.glob("people_ask*.jsonl"))
+    """The blind sets first (held_out/ or, in the headlines folder, written_blind_*), then ours."""
+    return (sorted((root / "held_out").glob("*.jsonl")) + sorted(root.glob("written_blind_*.jsonl"))
+            + sorted(root.glob("people_ask*.jsonl")))
 
 
-def ask(url: str, out: Path, scorer: str, api_key: str | None = None) -> None:
-    """Ask every set with the service's default scorer and with `scorer`; write one JSON file per set and run."""
+def ask(url: str, out: Path, scorer: str, api_key: str | None = None, root: Path = QUESTIONS) -> None:
+    """Ask every set of `root` with the service's default scorer and with `scorer`; write one JSON file per set and
+    run."""
     out.mkdir(parents=True, exist_ok=True)
-    for path in question_files():
+    for path in question_files(root):
         for run, chosen in zip(RUNS, (None, scorer), strict=True):
             results = ask_questions(read_questions(path), url, chosen, api_key)
             document = {"totals": summary(results), "answers": [r.to_dict() for r in results]}
@@ -89,7 +97,9 @@ def main() -> None:
     asking.add_argument("--out", type=Path, required=True)
     asking.add_argument("--scorer", default=DEFAULT_SCORER)
     asking.add_argument("--api-key")
-    asking.set_defaults(run=lambda a: ask(a.url, a.out, a.scorer, a.api_key))
+    asking.add_argument("--headlines", action="store_true",
+                        help="ask the same questions written as headlines (benchmark/questions/headlines)")
+    asking.set_defaults(run=lambda a: ask(a.url, a.out, a.scorer, a.api_key, HEADLINES if a.headlines else QUESTIONS))
     comparing = commands.add_parser("compare", help="compare two runs of `ask`")
     comparing.add_argument("before", type=Path)
     comparing.add_argument("after", type=Path)

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from countryinfo import CountryInfo
+from lemminflect import getAllLemmas, getInflection
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -68,29 +69,39 @@ def extract_question(text: str, model: str = DEFAULT_MODEL) -> list[dict[str, ob
 
 
 def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, object]], dict[str, _Name]]:
+    """The readings of the question (`_read_parsed`); where it gives none, those of the news prose a headline stands
+    for (`headline_as_prose`: "Yahoo fires Mayer" is read as "Yahoo fired Mayer.")."""
+    with _parsing(model) as nlp:
+        found, owners = _read_parsed(nlp, text, with_owners)
+        if found:
+            return found, owners
+        prose = headline_as_prose(nlp, nlp(detached_final_stop(nlp, text)))
+        return _read_parsed(nlp, prose, with_owners) if prose is not None else (found, owners)
+
+
+def _read_parsed(nlp: Language, text: str, with_owners: bool) -> tuple[list[dict[str, object]], dict[str, _Name]]:
     """The readings as written (where the root is a noun, those of its repaired parse first); else those with the
     names stood in for (the first repair only); else those of the repaired parse as written; else of the repaired
     parse with the names stood in for. And the names that own a noun, `with_owners`."""
-    with _parsing(model) as nlp:
-        text = detached_final_stop(nlp, text)
-        doc = nlp(text)
-        owners = _owners(doc) if with_owners else {}
-        found = _with_unrecognised_names(_relations(doc, True), _relations(doc, False))
-        if found and _root_is_noun(doc):
-            found = _repaired(nlp, doc, ROOT_REPAIRS) or found  # no verb at the root: its readings are side ones
-        asserted = [t for t in found if not t["described"]]
-        if asserted:
-            return _without_marks(asserted), owners
-        described, found = found, []  # a description alone ("Apple's chief executive Tim Cook resigned"): read again
-        names = _stand_in_names(doc)
-        masked = _masked(text, names)
-        masked_doc = nlp(masked) if names else None
-        if masked_doc is not None:
-            found = _put_back(_relations(masked_doc, False) or _repaired(nlp, masked_doc, REPAIRS[:1]), names)
-        found = found or _repaired(nlp, doc, REPAIRS)
-        if not found and masked_doc is not None:
-            found = _put_back(_repaired(nlp, masked_doc, REPAIRS[1:]), names)  # the repairs not tried above
-        return _without_marks([t for t in found if not t["described"]] or described or found), owners
+    text = detached_final_stop(nlp, text)
+    doc = nlp(text)
+    owners = _owners(doc) if with_owners else {}
+    found = _with_unrecognised_names(_relations(doc, True), _relations(doc, False))
+    if found and _root_is_noun(doc):
+        found = _repaired(nlp, doc, ROOT_REPAIRS) or found  # no verb at the root: its readings are side ones
+    asserted = [t for t in found if not t["described"]]
+    if asserted:
+        return _without_marks(asserted), owners
+    described, found = found, []  # a description alone ("Apple's chief executive Tim Cook resigned"): read again
+    names = _stand_in_names(doc)
+    masked = _masked(text, names)
+    masked_doc = nlp(masked) if names else None
+    if masked_doc is not None:
+        found = _put_back(_relations(masked_doc, False) or _repaired(nlp, masked_doc, REPAIRS[:1]), names)
+    found = found or _repaired(nlp, doc, REPAIRS)
+    if not found and masked_doc is not None:
+        found = _put_back(_repaired(nlp, masked_doc, REPAIRS[1:]), names)  # the repairs not tried above
+    return _without_marks([t for t in found if not t["described"]] or described or found), owners
 
 
 def detached_final_stop(nlp: Language, text: str) -> str:
@@ -288,6 +299,44 @@ def _main_clause(nlp: Language, doc: Doc) -> Doc | None:
         if cut <= root.i + 1:
             return None
         return nlp(doc[:cut].text.rstrip(" ,;") + ".")
+    return None
+
+
+def headline_as_prose(nlp: Language, doc: Doc) -> str | None:
+    """The sentence of news prose a headline stands for, or None where it is no headline the rule knows ("Yahoo fires
+    Mayer" -> "Yahoo fired Mayer.", "Regulators fine Barclays" -> "Regulators fined Barclays.", "Tyco sued by Swartz"
+    -> "Tyco was sued by Swartz."): a headline writes a past event in the present tense and a passive without its
+    auxiliary, and the small parser, trained on prose, takes such a verb for a plural noun ("fires", "fines") or an
+    adjective, and the participle for an active verb. The first word after the first that is such a verb form, and
+    follows no determiner, preposition or verb, is rewritten; the sentence ends with a full stop."""
+    for token in doc[1:]:
+        before = doc[token.i - 1]
+        if before.tag_ in {"DT", "PRP$", "IN", "TO", "MD", "CC"} or before.pos_ in {"VERB", "AUX"}:
+            continue  # "the fines", "to back", "will fine": not a headline's verb
+        plural = before.tag_ in {"NNS", "NNPS"} or any(t.lower_ == "and" for t in doc[:token.i])
+        rewritten = _headline_verb(token, plural)
+        if rewritten is None:
+            continue
+        text = (doc[:token.i].text_with_ws + rewritten + token.whitespace_ + doc[token.i + 1:].text).rstrip()
+        return text if text[-1:] in {".", "!", "?"} else text + "."
+    return None
+
+
+def _headline_verb(token: Token, plural: bool) -> str | None:
+    """The prose for a headline's verb form, or None: a present tense ("fires"; "fine" after a plural subject) in the
+    past tense; a participle with an agent after it ("sued by") with its auxiliary."""
+    word = token.text
+    if not word.isalpha() or not word.islower():
+        return None
+    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        past = getInflection(lemma, tag="VBD")
+        if not past:
+            continue
+        if word in getInflection(lemma, tag="VBZ") or (plural and word == lemma):
+            return past[0]
+        nxt = token.nbor(1) if token.i + 1 < len(token.doc) else None
+        if nxt is not None and nxt.lower_ == "by" and word in getInflection(lemma, tag="VBN"):
+            return ("were " if plural else "was ") + word
     return None
 
 

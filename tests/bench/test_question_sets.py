@@ -26,6 +26,9 @@ def test_every_blind_set_comes_first_then_ours() -> None:
     names = [p.stem for p in files]
     assert names[0].startswith("written_blind") and names[-1].startswith("people_ask")
     assert sum(n.startswith("written_blind") for n in names) == 9
+    headlines = [p.stem for p in sets.question_files(sets.HEADLINES)]
+    assert headlines[0].startswith("written_blind") and headlines[-1].startswith("people_ask")
+    assert len(headlines) == len(names) - 1  # set 7 was written as headlines
 
 
 def test_two_runs_are_compared_set_by_set_and_summed_over_the_blind_sets(tmp_path: Path) -> None:

@@ -41,3 +41,25 @@ def test_the_blind_sets_are_there_half_true_each_with_its_source() -> None:
 def test_every_question_is_read_as_a_proposition(path: Path) -> None:
     unread = [q.text for q in read_questions(path) if not extract_question(q.text)]
     assert unread == []
+
+
+HEADLINES = sorted((QUESTIONS / "headlines").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", HEADLINES, ids=[p.name for p in HEADLINES])
+def test_a_headline_set_is_its_prose_set_written_as_headlines(path: Path) -> None:
+    # The same questions, the same answers: only the text differs, and `prose` is the text as its set writes it.
+    prose_path = QUESTIONS / path.name if path.name.startswith("people_ask") else QUESTIONS / "held_out" / path.name
+    prose = [orjson.loads(line) for line in prose_path.read_bytes().splitlines() if line.strip()]
+    rows = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+    assert [r["id"] for r in rows] == [r["id"] for r in prose]
+    for row, original in zip(rows, prose, strict=True):
+        assert row["prose"] == original["text"] and row["style"] == "headline"
+        assert {k: v for k, v in row.items() if k not in {"text", "prose", "style"}} == {
+            k: v for k, v in original.items() if k != "text"}
+    assert len(read_questions(path)) == len(rows)
+
+
+def test_every_set_but_the_headline_styled_one_has_its_headlines() -> None:
+    # Set 7 was written as headlines already.
+    assert {p.name for p in HEADLINES} == {p.name for p in OURS} | {p.name for p in BLIND} - {"written_blind_7.jsonl"}

@@ -149,3 +149,36 @@ def test_a_description_of_a_participant_is_presupposed_not_asked() -> None:
             ] == [("tim cook", "(executive.of.1,executive.of.2)", "apple")]
     assert [(t["subject"], t["predicate"], t["object"]) for t in read_question("Apple's chief executive Tim Cook resigned.")
             ] == [("tim cook", "(executive.of.1,executive.of.2)", "apple")]
+
+
+def _pairs(text: str) -> set[tuple[object, object, object]]:
+    return {(t["subject"], t["predicate"], t["object"]) for t in read_question(text)}
+
+
+def test_a_headline_is_read_as_the_prose_it_stands_for() -> None:
+    # The small parser takes a headline's present tense for a plural noun ("fires", "fines") or an adjective ("fine"
+    # after a plural subject), and its bare participle for an active verb: nothing comes out as written.
+    assert extract_text("Yahoo fires Mayer", require_entity=False) == []
+    assert ("yahoo", "(fire.1,fire.2)", "mayer") in _pairs("Yahoo fires Mayer")
+    assert ("regulator", "(fine.1,fine.2)", "barclays") in _pairs("Regulators fine Barclays")
+    assert ("kodak", "(file.1,file.for.2)", "bankruptcy") in _pairs("Kodak files for bankruptcy")
+    assert ("s&p", "(downgrade.1,downgrade.2)", "unicredit") in _pairs("UniCredit and Intesa downgraded by S&P")
+    # A question the parser reads as written is not rewritten.
+    assert _pairs("Google buys Motorola") == {("google", "(buy.1,buy.2)", "motorola")}
+
+
+def test_headline_as_prose_rewrites_one_verb_form() -> None:
+    from graph_builder.extraction import DEFAULT_MODEL, _parsing
+    from graph_builder.extraction.questions import headline_as_prose
+
+    with _parsing(DEFAULT_MODEL) as nlp:
+        def prose(text: str) -> str | None:
+            return headline_as_prose(nlp, nlp(text))
+
+        assert prose("Yahoo fires Mayer") == "Yahoo fired Mayer."
+        assert prose("Regulators fine Barclays") == "Regulators fined Barclays."
+        assert prose("Tyco sued by Swartz") == "Tyco was sued by Swartz."
+        assert prose("UniCredit and Intesa downgraded by S&P") == "UniCredit and Intesa were downgraded by S&P."
+        # Not a verb after a determiner, a preposition or a verb; not a name; nothing to rewrite in prose.
+        assert prose("Barclays paid the fines.") is None
+        assert prose("The SEC fined Goldman.") is None
