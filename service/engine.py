@@ -96,6 +96,16 @@ class ScoredEvidence:
     match: str
 
 
+@dataclass(frozen=True)
+class ReadingJudgement:
+    """How one binary reading of a question was judged on its own."""
+
+    reading: str  # `subject | predicate | object`
+    score: float
+    answer: bool
+    evidence_count: int
+
+
 @dataclass
 class Answer:
     """The judgement of one hypothesis."""
@@ -108,6 +118,7 @@ class Answer:
     evidence_count: int
     evidence: list[ScoredEvidence] = field(default_factory=list)
     readings: list[str] = field(default_factory=list)  # every binary reading of the question; this answer's first
+    judged: list[ReadingJudgement] = field(default_factory=list)  # each reading's own judgement, in `readings` order
 
 
 @dataclass(frozen=True)
@@ -376,7 +387,10 @@ class ScoringEngine:
             group = answers[offset:offset + len(hs)]
             offset += len(hs)
             k = min(range(len(group)), key=lambda j: (not group[j].answer, -group[j].score, j))
-            group[k].readings = [_describe(hs[k]), *(_describe(h) for j, h in enumerate(hs) if j != k)]
+            order = [k, *(j for j in range(len(hs)) if j != k)]
+            group[k].readings = [_describe(hs[j]) for j in order]
+            group[k].judged = [ReadingJudgement(_describe(hs[j]), group[j].score, group[j].answer,
+                                                group[j].evidence_count) for j in order]
             best.append(group[k])
         return best
 

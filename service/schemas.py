@@ -11,7 +11,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE
 from graph_builder.windows import Window, window_of
-from service.engine import Answer, HypothesisInput, Options
+from service.engine import Answer, HypothesisInput, Options, ReadingJudgement
 
 # The argument types extraction assigns, from its registry: the only types evidence can carry.
 ARGUMENT_TYPES: tuple[str, ...] = tuple(sorted({*ENTITY_TYPES.values(), UNKNOWN_TYPE}))
@@ -178,6 +178,18 @@ class HypothesisOut(BaseModel):
     readings: list[str] = Field(default_factory=list, description="Every binary reading of a question given as "
                                 "text (`subject | predicate | object`), the one that answered first: a question "
                                 "with three participants is judged on each pair of them.")
+    judged: list[ReadingOut] = Field(default_factory=list, description="Each reading's own score, answer and "
+                                     "evidence count, in the order of `readings`: the question takes the first, a "
+                                     "true reading before a false one, then the highest score.")
+
+
+class ReadingOut(BaseModel):
+    """One binary reading of a question, judged on its own."""
+
+    reading: str = Field(description="`subject | predicate | object`, as in `readings`.")
+    score: float
+    answer: bool
+    evidence_count: int
 
 
 class EvidenceOut(BaseModel):
@@ -234,7 +246,8 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
                                                                                           end=window.end),
         hypothesis=HypothesisOut(subject=h.subj, predicate=h.predicate, object=h.obj, subject_type=h.subj_type,
                                  object_type=h.obj_type, predicate_text=h.predicate_text, types_from=h.types_from,
-                                 names=list(h.names), readings=answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"]),
+                                 names=list(h.names), readings=answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"],
+                                 judged=[ReadingOut(**r) for r in _judged(answer)]),
         evidence_count=answer.evidence_count,
         evidence=[EvidenceOut(sentence=s.evidence.sentence, sentence_id=s.evidence.sentence_id,
                               article_id=s.evidence.article_id, date=s.evidence.date, subject=s.evidence.subj,
@@ -242,6 +255,15 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
                               predicate_text=s.evidence.predicate_text, object=s.evidence.obj,
                               object_text=s.evidence.obj_text, aligned=s.evidence.aligned, score=significant(s.score),
                               match=s.match) for s in answer.evidence])
+
+
+def _judged(answer: Answer) -> list[dict[str, Any]]:
+    """Each reading's own judgement; a hypothesis given as a triple is its one reading."""
+    h = answer.hypothesis
+    judged = answer.judged or [ReadingJudgement(f"{h.subj} | {h.predicate} | {h.obj}", answer.score, answer.answer,
+                                                answer.evidence_count)]
+    return [{"reading": r.reading, "score": significant(r.score), "answer": bool(r.answer),
+             "evidence_count": int(r.evidence_count)} for r in judged]
 
 
 def window_json(span: Window) -> dict[str, Any]:
@@ -261,7 +283,8 @@ def answer_json(answer: Answer, window: dict[str, Any]) -> dict[str, Any]:
         "hypothesis": {"subject": h.subj, "predicate": h.predicate, "object": h.obj, "subject_type": h.subj_type,
                        "object_type": h.obj_type, "predicate_text": h.predicate_text, "types_from": h.types_from,
                        "names": list(h.names),
-                       "readings": answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"]},
+                       "readings": answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"],
+                       "judged": _judged(answer)},
         "evidence_count": int(answer.evidence_count),
         "evidence": [{"sentence": s.evidence.sentence, "sentence_id": s.evidence.sentence_id,
                       "article_id": s.evidence.article_id, "date": s.evidence.date.isoformat(),

@@ -74,6 +74,11 @@ def test_free_text_question(api: TestClient, rows: list[dict[str, Any]]) -> None
     row = next(r for r in rows if r["subj_type"] != "thing" and r["obj_type"] != "thing" and len(r["sentence"]) < 200)
     body = api.post("/v1/query", json={"text": row["sentence"], "date": row["date"].isoformat()}).json()
     assert body["evidence_count"] >= 1 and body["score"] > 0
+    # Every reading judged on its own, in the order of `readings`: the first is the one that answered.
+    judged = body["hypothesis"]["judged"]
+    assert [j["reading"] for j in judged] == body["hypothesis"]["readings"]
+    assert (judged[0]["score"], judged[0]["answer"], judged[0]["evidence_count"]) == (
+        body["score"], body["answer"], body["evidence_count"])
 
 
 def test_scorers_and_exact_baseline(client: TestClient, reuters_rows: list[dict[str, Any]]) -> None:

@@ -251,6 +251,10 @@ def test_a_question_with_three_participants_is_judged_on_each_reading(engine: Sc
     assert answer.readings == ["bhp billiton | (buy.1,buy.from.2) | chesapeake energy",
                                "bhp billiton | (buy.1,buy.2) | well",
                                "well | (buy.2,buy.from.2) | chesapeake energy"]
+    # Each reading's own judgement, in the same order: the answering one true, the others without evidence.
+    assert [(j.reading, j.answer, j.evidence_count > 0) for j in answer.judged] == [
+        (answer.readings[0], True, True), (answer.readings[1], False, False), (answer.readings[2], False, False)]
+    assert answer.judged[0].score == answer.score
 
 
 def test_a_name_read_as_a_common_noun_is_asked_as_written(engine: ScoringEngine) -> None:

@@ -84,6 +84,22 @@ def test_ask_by_text_shows_the_answer_the_reading_and_why(tab: Tab, web_url: str
     tab.console.assert_clean()
 
 
+def test_each_reading_of_a_question_shows_its_own_verdict(tab: Tab, web_url: str) -> None:
+    # Three participants: judged on each pair of them, the one that answered first, each with its own score.
+    question = "Norvale Mining bought Castellan Bank from its owners."
+    expected = api(web_url, "/v1/query", {"text": question, "date": DATE}).json()
+    judged = expected["hypothesis"]["judged"]
+    assert len(judged) > 1 and judged[0]["answer"]
+    tab.open()
+    ask_by_text(tab, question, DATE)
+    items = tab.page.locator("#readings > li").all_inner_texts()
+    assert [item.split(" — ")[0] for item in items] == expected["hypothesis"]["readings"]
+    for item, j in zip(items, judged, strict=True):
+        assert item.endswith(f"{'yes' if j['answer'] else 'no'}, score {j['score']:.3f}, {j['evidence_count']} evidence "
+                             f"item{'' if j['evidence_count'] == 1 else 's'}")
+    tab.console.assert_clean()
+
+
 def test_ask_by_triple_with_a_day_from_the_calendar_and_another_scorer(tab: Tab, web_url: str) -> None:
     tab.open()
     page = tab.page

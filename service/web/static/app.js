@@ -259,10 +259,20 @@ function renderAnswer(a) {
       el("dt", { text: "object" }), el("dd", {}, h.object, el("span", { class: "muted", text: ` (${h.object_type})` })),
       el("dt", { text: "types from" }), el("dd", { text: h.types_from }),
       h.names.length ? [el("dt", { text: "names" }), el("dd", { text: h.names.join("; ") })] : null,
-      h.readings.length > 1 ? [el("dt", { text: "readings" }), el("dd", {}, el("ul", {}, h.readings.map((r) => el("li", { text: r }))))] : null),
+      h.readings.length > 1 ? [el("dt", { text: "readings" }), el("dd", {}, el("ul", { id: "readings" }, readingItems(h)))] : null),
     el("p", {}, walkButton, " · ", el("a", { href: location.href, id: "share", text: "link to this answer" })),
   );
   $("answer").hidden = false;
+}
+
+/** Each reading of the question with its own verdict, score and evidence count (`judged`), the answering one first. */
+function readingItems(h) {
+  const judged = h.judged && h.judged.length === h.readings.length ? h.judged : null;
+  return h.readings.map((r, i) => el("li", {}, r, judged ? el("span", {
+    class: "muted",
+    text: ` — ${judged[i].answer ? "yes" : "no"}, score ${judged[i].score.toFixed(3)}, ` +
+      `${judged[i].evidence_count} evidence item${judged[i].evidence_count === 1 ? "" : "s"}`,
+  }) : null));
 }
 
 /** The sentence as text nodes and <mark>s: the arguments' words, then the predicate's words. */
