@@ -311,12 +311,17 @@ def headline_as_prose(nlp: Language, doc: Doc) -> str | None:
     follows no determiner, preposition or verb, is rewritten; the sentence ends with a full stop."""
     for token in doc[1:]:
         before = doc[token.i - 1]
+        after = doc[token.i + 1] if token.i + 1 < len(doc) else None
         if before.tag_ in {"DT", "PRP$", "IN", "TO", "MD", "CC"} or before.pos_ in {"VERB", "AUX"}:
             continue  # "the fines", "to back", "will fine": not a headline's verb
         plural = before.tag_ in {"NNS", "NNPS"} or any(t.lower_ == "and" for t in doc[:token.i])
         rewritten = _headline_verb(token, plural)
         if rewritten is None:
+            if token.pos_ in {"VERB", "AUX"}:
+                return None  # the parser found the verb, and it is no headline form: the question is not one
             continue
+        if after is not None and after.pos_ in {"VERB", "AUX"} and after.is_lower and token.pos_ not in {"VERB", "AUX"}:
+            return None  # "RIM shares drop": the parser's noun before its verb, not the verb
         text = (doc[:token.i].text_with_ws + rewritten + token.whitespace_ + doc[token.i + 1:].text).rstrip()
         return text if text[-1:] in {".", "!", "?"} else text + "."
     return None

@@ -182,3 +182,14 @@ def test_headline_as_prose_rewrites_one_verb_form() -> None:
         # Not a verb after a determiner, a preposition or a verb; not a name; nothing to rewrite in prose.
         assert prose("Barclays paid the fines.") is None
         assert prose("The SEC fined Goldman.") is None
+
+
+def test_a_noun_before_the_parsers_verb_is_not_made_the_verb() -> None:
+    from graph_builder.extraction import DEFAULT_MODEL, _parsing
+    from graph_builder.extraction.questions import headline_as_prose
+
+    with _parsing(DEFAULT_MODEL) as nlp:
+        # "shares" is a present tense of "share", but the parser reads "drop" as the verb: not "RIM shared drop".
+        assert headline_as_prose(nlp, nlp("RIM shares drop after board shuffle")) is None
+        # The parser's own verb, in no headline form, ends the search: "involved" is not rewritten, nor "talks".
+        assert headline_as_prose(nlp, nlp("Abu Dhabi royals involved in RBS talks")) is None
