@@ -84,7 +84,8 @@ def fit_from_evaluation(evaluation: Path, graphs: Path, components: Sequence[str
     rows, scores = _columns(evaluation, components)
     origin = {"evaluation": Path(evaluation).resolve().name, "egqa": __version__}
     combination = fit_combination(scores, [int(r["label"]) for r in rows], components, graphs,
-                                  has_evidence=[bool(r.get("has_evidence", True)) for r in rows], c=c, origin=origin)
+                                  has_evidence=[bool(r.get("has_evidence", True)) for r in rows], c=c, origin=origin,
+                                  groups=[str(r["bundle_id"]) for r in rows])
     path = write_combination(graphs, combination) if write else None
     results = [check(evaluation, combination)] + [check(p, combination) for p in checks]
     return FitResult(combination, path, results)
@@ -192,7 +193,7 @@ def format_fit(result: FitResult) -> str:
     lines = [render(weights),
              f"intercept {combo.intercept:+.3f}; answers true at P >= {combo.threshold:.3f} (best balanced accuracy "
              f"on the {combo.fitted['entries']:,} entries with evidence fitted on, {combo.fitted['positives']:,} "
-             "positive)"]
+             f"positive: {combo.fitted.get('threshold', 'its cut')})"]
     for k, item in enumerate(result.checks):
         scored = ("fitted on" if k == 0 else "held out")
         rows = [(name, with_interval(item.metrics[name], "ap_norm"), with_interval(item.metrics[name], "auc_norm"),

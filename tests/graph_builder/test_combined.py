@@ -170,3 +170,26 @@ def test_a_pair_the_first_component_only_backed_off_on_takes_the_match_of_the_on
     second = Fixed("binc+dir", [0.3, 0.0, 0.2], ["fuzzy", "none", "backoff"])
     batch = PairBatch([Query("(p.1,p.2)", "(q.1,q.2)", ("a", "b"))] * 3, groups=np.array([0, 1, 2]))
     assert Combined(combo, (first, second)).score(batch).matches == ["fuzzy", "lm_backoff", "typed"]
+
+
+def test_the_stable_threshold_is_the_median_of_bundle_resamples_argmaxes() -> None:
+    from graph_builder.graphs.combined import stable_threshold
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 300)
+    p = np.clip(0.3 * y + rng.random(300) * 0.7, 0, 1)
+    groups = [f"b{k // 3}" for k in range(300)]  # bundles of three entries
+    # By hand: the same resamples of whole bundles, each one's best cut, their median.
+    draw = np.random.default_rng(0)
+    cuts = []
+    for _ in range(50):
+        chosen = draw.integers(0, 100, 100)
+        pick = np.concatenate([np.arange(3 * g, 3 * g + 3) for g in chosen])
+        cuts.append(balanced_threshold(y[pick], p[pick]))
+    assert stable_threshold(y, p, groups, resamples=50, seed=0) == pytest.approx(float(np.median(cuts)))
+    # Steadier than one argmax: dropping a tenth of the entries moves the median less.
+    keep = rng.random(300) > 0.1
+    kept = [g for g, k in zip(groups, keep, strict=True) if k]
+    moved_argmax = abs(balanced_threshold(y, p) - balanced_threshold(y[keep], p[keep]))
+    moved_median = abs(stable_threshold(y, p, groups) - stable_threshold(y[keep], p[keep], kept))
+    assert moved_median <= moved_argmax + 0.02
