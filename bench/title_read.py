@@ -10,7 +10,8 @@ same dataset (seed `--seed`), shuffles them together and writes to `--out`:
     key.jsonl    item -> triple id and source (title or body): read by `judge` only
 
 `judge DIR` scores `DIR/verdicts.tsv` (item, verdict) against `DIR/key.jsonl`: the share stated for title and for body
-triples with Wilson 95% intervals, and their difference with Newcombe's interval. Judged reads (key and verdicts, no
+triples (or for a read's own groups, such as the `added` and `kept` triples of a title rule) with Wilson 95% intervals,
+and their difference with Newcombe's interval. Judged reads (key and verdicts, no
 text) are kept under bench/data/title_reads/.
 
 Usage: python bench/title_read.py sample TRIPLES --out DIR [--n 100] [--seed 71]
@@ -67,7 +68,9 @@ def sample(triples: Path, out: Path, n: int, seed: int) -> None:
 def judge(folder: Path) -> dict[str, tuple[int, int]]:
     """(stated, read) per source."""
     key, verdicts = read_judged(folder, VERDICTS)
-    counts = {source: [0, 0] for source in SOURCES}
+    counts = {source: [0, 0] for source in SOURCES if any(e["source"] == source for e in key.values())}
+    for entry in key.values():
+        counts.setdefault(entry["source"], [0, 0])  # another read's groups: "added" and "kept" (a title rule's)
     for item, entry in key.items():
         counts[entry["source"]][0] += verdicts[item] == "Y"
         counts[entry["source"]][1] += 1
@@ -92,10 +95,11 @@ def main() -> None:
     for source, (stated, read) in result.items():
         low, high = wilson(stated, read)
         print(f"{source:5s} stated {stated}/{read} = {100 * stated / max(read, 1):.0f}% [{100 * low:.0f}, {100 * high:.0f}]")
-    (k1, n1), (k2, n2) = result["title"], result["body"]
-    if n1 and n2:
-        low, high = newcombe(k1, n1, k2, n2)
-        print(f"title - body {100 * (k1 / n1 - k2 / n2):+.0f} points [{100 * low:+.0f}, {100 * high:+.0f}]")
+    if len(result) == 2:
+        (first, (k1, n1)), (second, (k2, n2)) = result.items()
+        if n1 and n2:
+            low, high = newcombe(k1, n1, k2, n2)
+            print(f"{first} - {second} {100 * (k1 / n1 - k2 / n2):+.0f} points [{100 * low:+.0f}, {100 * high:+.0f}]")
 
 
 if __name__ == "__main__":

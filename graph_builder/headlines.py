@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import re
 
+from lemminflect import getAllLemmas, getInflection
+from spacy.tokens import Doc, Token
+
 _MARKERS = re.compile(r"^(?:(?:UPDATE|RPT|REFILE|CORRECTED|CORRECTION|EXCLUSIVE|URGENT|FEATURE|ANALYSIS|WRAPUP)"
                       r"(?:\s*\d+)?\s*-\s*)+", re.IGNORECASE)
 _SOURCE_TAG = re.compile(r"\s*(?:-{1,2}\s*|:\s*)(?:paper|papers|report|reports|source|sources|filing|sources say|"
@@ -64,3 +67,46 @@ def clean_headline(title: str) -> tuple[str | None, str | None]:
 def headline_sentence(title: str) -> str:
     """The headline as a sentence, or "" when it states no event (what the extractor reads for an article's title)."""
     return clean_headline(title)[0] or ""
+
+
+def headline_as_prose(doc: Doc) -> str | None:
+    """The sentence of news prose a headline stands for, or None where it is no headline the rule knows ("Yahoo fires
+    Mayer" -> "Yahoo fired Mayer.", "Regulators fine Barclays" -> "Regulators fined Barclays.", "Tyco sued by Swartz"
+    -> "Tyco was sued by Swartz."): a headline writes a past event in the present tense and a passive without its
+    auxiliary, and the small parser, trained on prose, takes such a verb for a plural noun ("fires", "fines") or an
+    adjective, and the participle for an active verb. The first word after the first that is such a verb form, and
+    follows no determiner, preposition or verb, is rewritten; the sentence ends with a full stop."""
+    for token in doc[1:]:
+        before = doc[token.i - 1]
+        after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if before.tag_ in {"DT", "PRP$", "IN", "TO", "MD", "CC"} or before.pos_ in {"VERB", "AUX"}:
+            continue  # "the fines", "to back", "will fine": not a headline's verb
+        plural = before.tag_ in {"NNS", "NNPS"} or any(t.lower_ == "and" for t in doc[:token.i])
+        rewritten = _headline_verb(token, plural)
+        if rewritten is None:
+            if token.pos_ in {"VERB", "AUX"}:
+                return None  # the parser found the verb, and it is no headline form: the question is not one
+            continue
+        if after is not None and after.pos_ in {"VERB", "AUX"} and after.is_lower and token.pos_ not in {"VERB", "AUX"}:
+            return None  # "RIM shares drop": the parser's noun before its verb, not the verb
+        text = (doc[:token.i].text_with_ws + rewritten + token.whitespace_ + doc[token.i + 1:].text).rstrip()
+        return text if text[-1:] in {".", "!", "?"} else text + "."
+    return None
+
+
+def _headline_verb(token: Token, plural: bool) -> str | None:
+    """The prose for a headline's verb form, or None: a present tense ("fires"; "fine" after a plural subject) in the
+    past tense; a participle with an agent after it ("sued by") with its auxiliary."""
+    word = token.text
+    if not word.isalpha() or not word.islower():
+        return None
+    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        past = getInflection(lemma, tag="VBD")
+        if not past:
+            continue
+        if word in getInflection(lemma, tag="VBZ") or (plural and word == lemma):
+            return past[0]
+        nxt = token.nbor(1) if token.i + 1 < len(token.doc) else None
+        if nxt is not None and nxt.lower_ == "by" and word in getInflection(lemma, tag="VBN"):
+            return ("were " if plural else "was ") + word
+    return None

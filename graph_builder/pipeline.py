@@ -31,7 +31,7 @@ from graph_builder.corpus import (Article, Cleaner, ReadReport, clean_serially, 
 from graph_builder.errors import InputError
 from graph_builder.news import clean_and_list, clean_news
 from graph_builder.extras import require
-from graph_builder.headlines import headline_sentence
+from graph_builder.headlines import headline_as_prose, headline_sentence
 from graph_builder.extraction import DEFAULT_MODEL, SentenceParser, load_pipeline, parser_model
 from graph_builder.extraction.parsers import require_installed
 from graph_builder.triples import ARTICLE_SCHEMA, article_shard_path, shard_path, write_shard
@@ -91,9 +91,30 @@ class ExtractSummary:
 
 def parse_articles(parser: SentenceParser, articles: Sequence[Article]) -> list[tuple[list, list]]:
     """Each article's parsed body sentences and parsed title (`headline_sentence`: none when it states no event),
-    parsed in one batch."""
-    parsed = parser.parse([a.text for a in articles] + [headline_sentence(a.title) for a in articles])
-    return list(zip(parsed[:len(articles)], parsed[len(articles):], strict=True))
+    parsed in one batch; a title that gives no relation as written is read as the prose it stands for
+    (`titles_as_prose`)."""
+    titles = [headline_sentence(a.title) for a in articles]
+    parsed = parser.parse([a.text for a in articles] + titles)
+    return list(zip(parsed[:len(articles)], titles_as_prose(parser, titles, parsed[len(articles):]), strict=True))
+
+
+def titles_as_prose(parser: SentenceParser, titles: Sequence[str], parsed: Sequence[list]) -> list[list]:
+    """The parsed titles, where one gave no relation as written replaced by the relations of the news prose it
+    stands for ("Yahoo fires Mayer." read as "Yahoo fired Mayer.": `headline_as_prose`), kept under the title's own
+    text: the small parser takes a headline's present tense for a plural noun and its bare participle for an active
+    verb."""
+    out = list(parsed)
+    todo = [k for k, (title, sentences) in enumerate(zip(titles, parsed, strict=True))
+            if title and not any(s.relations for s in sentences)]
+    if not todo:
+        return out
+    rewritten = [(k, headline_as_prose(doc)) for k, doc in zip(todo, parser.nlp.pipe([titles[k] for k in todo]),
+                                                                strict=True)]
+    rewritten = [(k, prose) for k, prose in rewritten if prose is not None]
+    for (k, _), sentences in zip(rewritten, parser.parse([prose for _, prose in rewritten]), strict=True):
+        if len(sentences) == 1 and sentences[0].relations:
+            out[k] = [replace(sentences[0], text=parsed[k][0].text if parsed[k] else titles[k])]
+    return out
 
 
 def article_record(article: Article, sentences: Sequence, triples: int, window_days: int) -> dict[str, object]:

@@ -16,7 +16,7 @@ from spacy.language import Language
 
 from graph_builder.errors import InputError, ModelMissingError
 
-EXTRACTOR_VERSION = "egqa.spacy-dep.v26"
+EXTRACTOR_VERSION = "egqa.spacy-dep.v27"
 
 
 class ParserName(StrEnum):

@@ -28,12 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from countryinfo import CountryInfo
-from lemminflect import getAllLemmas, getInflection
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from graph_builder.extraction import DEFAULT_MODEL, _parsing, doc_triples, relation_dict
 from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE, company_type, normalise
+from graph_builder.headlines import headline_as_prose
 
 STAND_INS = ("Alice", "Bob", "Carol")
 MEMBERSHIP_PREDICATE = "(one.of.1,one.of.2)"  # "X is one of the N": a class, not a participant a name stands for
@@ -75,7 +75,7 @@ def _read(text: str, model: str, with_owners: bool) -> tuple[list[dict[str, obje
         found, owners = _read_parsed(nlp, text, with_owners)
         if found:
             return found, owners
-        prose = headline_as_prose(nlp, nlp(detached_final_stop(nlp, text)))
+        prose = headline_as_prose(nlp(detached_final_stop(nlp, text)))
         return _read_parsed(nlp, prose, with_owners) if prose is not None else (found, owners)
 
 
@@ -299,49 +299,6 @@ def _main_clause(nlp: Language, doc: Doc) -> Doc | None:
         if cut <= root.i + 1:
             return None
         return nlp(doc[:cut].text.rstrip(" ,;") + ".")
-    return None
-
-
-def headline_as_prose(nlp: Language, doc: Doc) -> str | None:
-    """The sentence of news prose a headline stands for, or None where it is no headline the rule knows ("Yahoo fires
-    Mayer" -> "Yahoo fired Mayer.", "Regulators fine Barclays" -> "Regulators fined Barclays.", "Tyco sued by Swartz"
-    -> "Tyco was sued by Swartz."): a headline writes a past event in the present tense and a passive without its
-    auxiliary, and the small parser, trained on prose, takes such a verb for a plural noun ("fires", "fines") or an
-    adjective, and the participle for an active verb. The first word after the first that is such a verb form, and
-    follows no determiner, preposition or verb, is rewritten; the sentence ends with a full stop."""
-    for token in doc[1:]:
-        before = doc[token.i - 1]
-        after = doc[token.i + 1] if token.i + 1 < len(doc) else None
-        if before.tag_ in {"DT", "PRP$", "IN", "TO", "MD", "CC"} or before.pos_ in {"VERB", "AUX"}:
-            continue  # "the fines", "to back", "will fine": not a headline's verb
-        plural = before.tag_ in {"NNS", "NNPS"} or any(t.lower_ == "and" for t in doc[:token.i])
-        rewritten = _headline_verb(token, plural)
-        if rewritten is None:
-            if token.pos_ in {"VERB", "AUX"}:
-                return None  # the parser found the verb, and it is no headline form: the question is not one
-            continue
-        if after is not None and after.pos_ in {"VERB", "AUX"} and after.is_lower and token.pos_ not in {"VERB", "AUX"}:
-            return None  # "RIM shares drop": the parser's noun before its verb, not the verb
-        text = (doc[:token.i].text_with_ws + rewritten + token.whitespace_ + doc[token.i + 1:].text).rstrip()
-        return text if text[-1:] in {".", "!", "?"} else text + "."
-    return None
-
-
-def _headline_verb(token: Token, plural: bool) -> str | None:
-    """The prose for a headline's verb form, or None: a present tense ("fires"; "fine" after a plural subject) in the
-    past tense; a participle with an agent after it ("sued by") with its auxiliary."""
-    word = token.text
-    if not word.isalpha() or not word.islower():
-        return None
-    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
-        past = getInflection(lemma, tag="VBD")
-        if not past:
-            continue
-        if word in getInflection(lemma, tag="VBZ") or (plural and word == lemma):
-            return past[0]
-        nxt = token.nbor(1) if token.i + 1 < len(token.doc) else None
-        if nxt is not None and nxt.lower_ == "by" and word in getInflection(lemma, tag="VBN"):
-            return ("were " if plural else "was ") + word
     return None
 
 

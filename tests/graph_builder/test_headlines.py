@@ -72,3 +72,19 @@ def test_an_articles_title_gives_triples_read_after_its_body(tmp_path: Path) -> 
     live = extract_articles([prepared.article])[0].triples
     assert {(r["sentence_id"], r["subj"], r["predicate"], r["obj"]) for r in live if ":t" in r["sentence_id"]} == {
         ("a1:t000", "microsoft", "(buy.1,buy.2)", "skype")}
+
+
+def test_a_title_that_gives_nothing_is_read_as_the_prose_it_stands_for() -> None:
+    from graph_builder.extraction import DEFAULT_MODEL, SentenceParser, load_pipeline
+    from graph_builder.pipeline import titles_as_prose
+
+    parser = SentenceParser(load_pipeline(DEFAULT_MODEL))
+    titles = ["Yahoo fires Mayer.", "Google buys Motorola.", "", "Apple shares drop after results."]
+    parsed = parser.parse(titles)
+    assert not any(s.relations for s in parsed[0])  # "fires" read as a plural noun
+    read = titles_as_prose(parser, titles, parsed)
+    # Read as "Yahoo fired Mayer.", kept under the title's own words; a title read as written is left alone, and
+    # "shares" before the parser's verb is no headline verb.
+    assert [(s.text, [(r.subj.norm, r.predicate, r.obj.norm) for r in s.relations]) for s in read[0]] == [
+        ("Yahoo fires Mayer.", [("yahoo", "(fire.1,fire.2)", "mayer")])]
+    assert read[1] == parsed[1] and read[2] == parsed[2] and read[3] == parsed[3]

@@ -169,11 +169,11 @@ def test_a_headline_is_read_as_the_prose_it_stands_for() -> None:
 
 def test_headline_as_prose_rewrites_one_verb_form() -> None:
     from graph_builder.extraction import DEFAULT_MODEL, _parsing
-    from graph_builder.extraction.questions import headline_as_prose
+    from graph_builder.headlines import headline_as_prose
 
     with _parsing(DEFAULT_MODEL) as nlp:
         def prose(text: str) -> str | None:
-            return headline_as_prose(nlp, nlp(text))
+            return headline_as_prose(nlp(text))
 
         assert prose("Yahoo fires Mayer") == "Yahoo fired Mayer."
         assert prose("Regulators fine Barclays") == "Regulators fined Barclays."
@@ -186,10 +186,10 @@ def test_headline_as_prose_rewrites_one_verb_form() -> None:
 
 def test_a_noun_before_the_parsers_verb_is_not_made_the_verb() -> None:
     from graph_builder.extraction import DEFAULT_MODEL, _parsing
-    from graph_builder.extraction.questions import headline_as_prose
+    from graph_builder.headlines import headline_as_prose
 
     with _parsing(DEFAULT_MODEL) as nlp:
         # "shares" is a present tense of "share", but the parser reads "drop" as the verb: not "RIM shared drop".
-        assert headline_as_prose(nlp, nlp("RIM shares drop after board shuffle")) is None
+        assert headline_as_prose(nlp("RIM shares drop after board shuffle")) is None
         # The parser's own verb, in no headline form, ends the search: "involved" is not rewritten, nor "talks".
-        assert headline_as_prose(nlp, nlp("Abu Dhabi royals involved in RBS talks")) is None
+        assert headline_as_prose(nlp("Abu Dhabi royals involved in RBS talks")) is None
