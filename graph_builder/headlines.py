@@ -4,7 +4,8 @@ An article's title is the shortest statement of its news ("Facebook to buy Insta
 only one naming both participants the way a reader would ask about them. Headlines carry furniture that sentences
 do not: update and repeat markers (`UPDATE 1-`, `RPT-`), desk sections (`EMERGING MARKETS-`), labels before a colon
 (`Factbox:`, `Insight:`, `Exclusive:`), a source after a colon or dash (`: sources`, `- paper`, `: IMF`), and
-headline grammar, where "X to buy Y" means X will buy Y. Items that are not news of an event (tables, diaries,
+headline grammar, where "X to buy Y" means X will buy Y; a headline the parser reads nothing from is read as the prose
+it stands for (`headline_as_prose`: "Yahoo fires Mayer" -> "Yahoo fired Mayer."). Items that are not news of an event (tables, diaries,
 market updates, fact boxes, polls, previews) and headlines set in capitals (Reuters-21578: "BAHIA COCOA REVIEW",
 "E.D. And F. MAN TO BUY INTO HONG KONG FIRM", which the recogniser cannot read) give no sentence.
 """
@@ -85,7 +86,7 @@ def headline_as_prose(doc: Doc) -> str | None:
         rewritten = _headline_verb(token, plural)
         if rewritten is None:
             if token.pos_ in {"VERB", "AUX"}:
-                return None  # the parser found the verb, and it is no headline form: the question is not one
+                return None  # the parser found the verb, and it is no headline form: nothing to rewrite
             continue
         if after is not None and after.pos_ in {"VERB", "AUX"} and after.is_lower and token.pos_ not in {"VERB", "AUX"}:
             return None  # "RIM shares drop": the parser's noun before its verb, not the verb

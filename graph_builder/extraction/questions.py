@@ -14,6 +14,8 @@ is wrong, and the question is read again:
 - with each name the recogniser finds replaced by a common first name (`Alice`, `Bob`, `Carol`), read and repaired
   the same way, and the names put back with the types the recogniser gave them. A capitalised word the recogniser
   missed at the head of the question ("Dish bid for Sprint.") is stood in for too, as a name of unknown type.
+A question written as a headline that gives nothing is read as the prose it stands for ("Yahoo fires Mayer" -> "Yahoo
+fired Mayer.": `headlines.headline_as_prose`), with every step above.
 A common noun a name owns ("Portugal's rating") or comes before ("Tepco shareholders"), or a demonym's country
 ("Chinese authorities": China), also gives a reading with the name in its place (`read_question`).
 A description of a participant (an apposition, a post written before a name: `Relation.described`) is presupposed,
