@@ -6,8 +6,8 @@ do not: update and repeat markers (`UPDATE 1-`, `RPT-`), desk sections (`EMERGIN
 (`Factbox:`, `Insight:`, `Exclusive:`), a source after a colon or dash (`: sources`, `- paper`, `: IMF`), and
 headline grammar, where "X to buy Y" means X will buy Y; a headline the parser reads nothing from is read as the prose
 it stands for (`headline_as_prose`: "Yahoo fires Mayer" -> "Yahoo fired Mayer."). Items that are not news of an event
-(tables, diaries, market updates, fact boxes, polls, previews) and headlines set in capitals (Reuters-21578: "BAHIA COCOA REVIEW",
-"E.D. And F. MAN TO BUY INTO HONG KONG FIRM", which the recogniser cannot read) give no sentence.
+(tables, diaries, market updates, fact boxes, polls, previews) and headlines set in capitals (Reuters-21578: "BAHIA
+COCOA REVIEW", "E.D. And F. MAN TO BUY INTO HONG KONG FIRM", which the recogniser cannot read) give no sentence.
 """
 
 from __future__ import annotations

@@ -95,8 +95,9 @@ def test_each_reading_of_a_question_shows_its_own_verdict(tab: Tab, web_url: str
     items = tab.page.locator("#readings > li").all_inner_texts()
     assert [item.split(" — ")[0] for item in items] == expected["hypothesis"]["readings"]
     for item, j in zip(items, judged, strict=True):
-        assert item.endswith(f"{'yes' if j['answer'] else 'no'}, score {j['score']:.3f}, {j['evidence_count']} evidence "
-                             f"item{'' if j['evidence_count'] == 1 else 's'}")
+        verdict = "yes" if j["answer"] else "no"
+        items_word = "item" if j["evidence_count"] == 1 else "items"
+        assert item.endswith(f"{verdict}, score {j['score']:.3f}, {j['evidence_count']} evidence {items_word}")
     tab.console.assert_clean()
 
 
