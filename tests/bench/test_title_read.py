@@ -48,3 +48,9 @@ def test_a_sample_mixes_both_sources_and_the_judge_counts_by_hand(tmp_path: Path
                                                      ("title-v13-seed71-annotator2", 84, 71)])
 def test_the_recorded_title_reads_give_the_documented_figures(read: str, title: int, body: int) -> None:
     assert title_read.judge(BENCH / "data" / "title_reads" / read) == {"title": (title, 100), "body": (body, 100)}
+
+
+def test_the_v27_title_rule_read_gives_the_docs_figures() -> None:
+    # docs/extraction.md, extractor v27: added 44/60 stated, kept 37/40.
+    read = BENCH / "data" / "title_reads" / "title-prose-v27-seed2727-annotator1"
+    assert title_read.judge(read) == {"added": (44, 60), "kept": (37, 40)}
