@@ -388,8 +388,8 @@ class ScoringEngine:
             offset += len(hs)
             k = min(range(len(group)), key=lambda j: (not group[j].answer, -group[j].score, j))
             order = [k, *(j for j in range(len(hs)) if j != k)]
-            group[k].readings = [_describe(hs[j]) for j in order]
-            group[k].judged = [ReadingJudgement(_describe(hs[j]), group[j].score, group[j].answer,
+            group[k].readings = [describe_reading(hs[j]) for j in order]
+            group[k].judged = [ReadingJudgement(describe_reading(hs[j]), group[j].score, group[j].answer,
                                                 group[j].evidence_count) for j in order]
             best.append(group[k])
         return best
@@ -499,7 +499,7 @@ def hypothesis_text(h: Hypothesis) -> str:
     return f"{h.subj} {words} {h.obj}."
 
 
-def _describe(h: Hypothesis) -> str:
+def describe_reading(h: Hypothesis) -> str:
     """A reading in one line: `bhp billiton | (buy.1,buy.from.2) | chesapeake energy`."""
     return f"{h.subj} | {h.predicate} | {h.obj}"
 

@@ -11,7 +11,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from graph_builder.extraction.arguments import ENTITY_TYPES, UNKNOWN_TYPE
 from graph_builder.windows import Window, window_of
-from service.engine import Answer, HypothesisInput, Options, ReadingJudgement
+from service.engine import Answer, HypothesisInput, Options, ReadingJudgement, describe_reading
 
 # The argument types extraction assigns, from its registry: the only types evidence can carry.
 ARGUMENT_TYPES: tuple[str, ...] = tuple(sorted({*ENTITY_TYPES.values(), UNKNOWN_TYPE}))
@@ -247,8 +247,7 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
         hypothesis=HypothesisOut(subject=h.subj, predicate=h.predicate, object=h.obj, subject_type=h.subj_type,
                                  object_type=h.obj_type, predicate_text=h.predicate_text, types_from=h.types_from,
                                  names=list(h.names),
-                                 readings=answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"],
-                                 judged=[ReadingOut(**r) for r in _judged(answer)]),
+                                 readings=_readings(answer), judged=[ReadingOut(**r) for r in _judged(answer)]),
         evidence_count=answer.evidence_count,
         evidence=[EvidenceOut(sentence=s.evidence.sentence, sentence_id=s.evidence.sentence_id,
                               article_id=s.evidence.article_id, date=s.evidence.date, subject=s.evidence.subj,
@@ -258,10 +257,14 @@ def answer_out(answer: Answer, window: WindowOut) -> QueryResponse:
                               match=s.match) for s in answer.evidence])
 
 
+def _readings(answer: Answer) -> list[str]:
+    """Every reading of the question, the answering one first; a hypothesis given as a triple is its one reading."""
+    return answer.readings or [describe_reading(answer.hypothesis)]
+
+
 def _judged(answer: Answer) -> list[dict[str, Any]]:
-    """Each reading's own judgement; a hypothesis given as a triple is its one reading."""
-    h = answer.hypothesis
-    judged = answer.judged or [ReadingJudgement(f"{h.subj} | {h.predicate} | {h.obj}", answer.score, answer.answer,
+    """Each reading's own judgement, in the order of `_readings`."""
+    judged = answer.judged or [ReadingJudgement(describe_reading(answer.hypothesis), answer.score, answer.answer,
                                                 answer.evidence_count)]
     return [{"reading": r.reading, "score": significant(r.score), "answer": bool(r.answer),
              "evidence_count": int(r.evidence_count)} for r in judged]
@@ -284,7 +287,7 @@ def answer_json(answer: Answer, window: dict[str, Any]) -> dict[str, Any]:
         "hypothesis": {"subject": h.subj, "predicate": h.predicate, "object": h.obj, "subject_type": h.subj_type,
                        "object_type": h.obj_type, "predicate_text": h.predicate_text, "types_from": h.types_from,
                        "names": list(h.names),
-                       "readings": answer.readings or [f"{h.subj} | {h.predicate} | {h.obj}"],
+                       "readings": _readings(answer),
                        "judged": _judged(answer)},
         "evidence_count": int(answer.evidence_count),
         "evidence": [{"sentence": s.evidence.sentence, "sentence_id": s.evidence.sentence_id,
